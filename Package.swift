@@ -1,0 +1,71 @@
+// swift-tools-version:6.0
+//
+// PeopleVision: Apple's Vision people requests, rebuilt in Swift for Linux.
+//
+// Layers (see Documentation/Architecture.md), data flowing upward:
+//   C libraries (Debian packages)  CXNNPack, CLibJPEG, CLibPNG, CLibHEIF, CLibWebP, CFFmpeg, CImageCodecs (shim)
+//   inference                      PVTFLite (model reader) -> PVInference (executor)
+//   imaging                        PVImaging
+//   perception                     PVPerception
+//   public API                     PeopleVision (the only module users import)
+//   tools                          peoplevision (CLI)
+//
+// Compile-time flag: PEOPLEVISION_INTERNAL_CHECKS turns on costly self-checks
+// (per-op shape checks, NaN scans) in the engine modules.
+import PackageDescription
+
+let engine: [SwiftSetting] = [
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "PeopleVision",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PeopleVision", targets: ["PeopleVision"]),
+        .executable(name: "peoplevision", targets: ["peoplevision"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // C libraries, all from Debian packages installed by scripts/bootstrap.
+        .systemLibrary(name: "CXNNPack", providers: [.apt(["libxnnpack-dev", "libpthreadpool-dev"])]),
+        .systemLibrary(name: "CLibJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CLibPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CLibHEIF", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CLibWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
+        .target(name: "CImageCodecs", dependencies: ["CLibJPEG", "CLibPNG"]),
+
+        // Engine.
+        .target(name: "PVTFLite", swiftSettings: engine),
+        .target(name: "PVInference", dependencies: ["PVTFLite", "CXNNPack"], swiftSettings: engine),
+        .target(
+            name: "PVImaging", dependencies: ["CImageCodecs", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
+            swiftSettings: engine),
+        .target(name: "PVPerception", dependencies: ["PVInference", "PVImaging"], swiftSettings: engine),
+
+        // Public API.
+        .target(name: "PeopleVision", dependencies: ["PVPerception", "PVImaging", "PVInference"], swiftSettings: engine),
+
+        // Tools.
+        .executableTarget(
+            name: "peoplevision",
+            dependencies: [
+                "PeopleVision", "PVInference", "PVTFLite", "PVImaging", "PVPerception",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: engine),
+
+        // Tests, one target per layer.
+        .target(name: "PVTestSupport", dependencies: ["PVInference"], path: "Tests/PVTestSupport"),
+        .testTarget(name: "PVTFLiteTests", dependencies: ["PVTFLite", "PVTestSupport"]),
+        .testTarget(name: "PVInferenceTests", dependencies: ["PVInference", "PVTFLite", "PVTestSupport"]),
+        .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),
+        .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
+        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PVTestSupport"]),
+    ]
+)

@@ -1,0 +1,4 @@
+// libwebp from Debian's libwebp-dev.
+#include <webp/decode.h>
+#include <webp/encode.h>
+#include <webp/demux.h>

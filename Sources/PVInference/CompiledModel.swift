@@ -1,0 +1,72 @@
+import Foundation
+import PVTFLite
+import Synchronization
+
+/// The shape and name of a model input or output.
+public struct TensorDescription: Sendable, Hashable {
+    /// The tensor's name in the model.
+    public let name: String
+    /// The shape, outermost dimension first (NHWC for images).
+    public let shape: [Int]
+    /// Number of float elements.
+    public var elementCount: Int { shape.reduce(1, *) }
+}
+
+/// A model loaded, checked and lowered once per process, shared by every ``Interpreter`` created from it.
+///
+/// Loading parses the `.tflite` file with our bounds-checked reader, folds fp16 DEQUANTIZE and
+/// DENSIFY into float32 constants, resolves padding and fused activations, checks every shape and
+/// splits the graph into XNNPACK subgraphs and Swift kernels. The constant weights are held here,
+/// once, whatever the number of interpreters.
+///
+/// ```swift
+/// let model = try CompiledModel.load(named: "selfie_segmentation.tflite")
+/// let interpreter = try Interpreter(model: model)
+/// ```
+public final class CompiledModel: Sendable {
+    /// Graph inputs, in the model's order.
+    public let inputs: [TensorDescription]
+    /// Graph outputs, in the order an interpreter reports them.
+    public let outputs: [TensorDescription]
+    /// Number of XNNPACK subgraphs and Swift-kernel operators the graph was split into.
+    public let partitionSummary: (subgraphs: Int, swiftOperators: Int)
+    let plan: Plan
+
+    /// Lowers a parsed model.
+    /// - Throws: ``InferenceError`` naming the operator or tensor that cannot be run.
+    public init(model: Model) throws {
+        let plan = try Plan(model: model)
+        self.plan = plan
+        inputs = plan.inputs.map { TensorDescription(name: plan.tensorNames[$0], shape: plan.shapes[$0]) }
+        outputs = plan.outputs.map { TensorDescription(name: plan.tensorNames[$0], shape: plan.shapes[$0]) }
+        partitionSummary = (
+            plan.stages.filter { !$0.xnnNodes.isEmpty }.count, plan.stages.reduce(0) { $0 + $1.swiftNodes.count }
+        )
+    }
+
+    /// Loads a model file.
+    public convenience init(contentsOf url: URL) throws {
+        let model: Model
+        do { model = try Model(contentsOf: url) } catch let e as ModelError {
+            throw InferenceError(e.code == .notFound ? .modelNotFound : .invalidModel, "\(url.lastPathComponent): \(e.message)")
+        }
+        try self.init(model: model)
+    }
+
+    private static let cache = Mutex<[String: CompiledModel]>([:])
+
+    /// The process-wide shared instance of an installed model, loading it on first use.
+    /// - Parameter store: where to look (default: `$PEOPLEVISION_MODELS` or `~/.cache/peoplevision/models`).
+    /// - Throws: ``InferenceError`` `.modelNotFound` naming the file and the command that installs it.
+    public static func load(named name: String, store: ModelStore = .default) throws -> CompiledModel {
+        let url = try store.url(for: name)
+        let key = url.standardizedFileURL.path
+        if let hit = cache.withLock({ $0[key] }) { return hit }
+        let model = try CompiledModel(contentsOf: url)
+        return cache.withLock { cache in
+            if let raced = cache[key] { return raced }
+            cache[key] = model
+            return model
+        }
+    }
+}

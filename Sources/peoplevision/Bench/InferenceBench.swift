@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import PVInference
+
+/// `peoplevision bench inference`: our executor against the TensorFlow Lite interpreter, same inputs, same run.
+struct InferenceBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inference",
+        abstract: "Latency per model: PeopleVision's executor vs the TensorFlow Lite interpreter (ai-edge-litert), 1 and 2 threads.")
+
+    static let models = [
+        "face_detection_short_range", "face_detection_full_range_sparse", "face_landmark", "iris_landmark",
+        "selfie_segmentation", "selfie_segmentation_landscape", "pose_detection", "pose_landmark_full",
+        "palm_detection_full", "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite", "hand_recrop",
+    ]
+
+    @Option(help: "Timed runs per model and thread count.") var iterations = 50
+    @Option(help: "Untimed warm-up runs.") var warmup = 5
+    @Option(parsing: .upToNextOption, help: "Thread counts to measure.") var threads: [Int] = [1, 2]
+    @Option(parsing: .upToNextOption, help: "Models to measure (file names without .tflite).") var models: [String] = InferenceBench.models
+    @Flag(help: "Let XNNPACK use its sparse mode for 1×1 convolutions.") var sparse = false
+
+    func validate() throws {
+        guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
+        guard threads.allSatisfy({ $0 >= 1 }) else { throw ValidationError("thread counts must be at least 1") }
+    }
+
+    func run() throws {
+        let peer = try Peer()
+        try peer.prepare(requirements: "requirements-tflite.txt")
+        var rows: [[String]] = [], ratios: [Double] = []
+        for t in threads {
+            log("peer: \(models.count) models, \(t) thread(s)")
+            let out = try peer.script(
+                "tflite_bench.py",
+                ["--models-dir", ModelStore.default.directory.path, "--threads", "\(t)", "--iterations", "\(iterations)",
+                 "--warmup", "\(warmup)", "--json"] + models)
+            var peerMs: [String: Double] = [:]
+            for line in out.split(separator: "\n") {
+                guard let obj = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let m = obj["model"] as? String, let ms = obj["median_ms"] as? Double
+                else { continue }
+                peerMs[m] = ms
+            }
+            for name in models {
+                log("ours: \(name), \(t) thread(s)")
+                let model = try CompiledModel.load(named: "\(name).tflite")
+                let interpreter = try Interpreter(model: model, threads: t, sparseInference: sparse)
+                var rng = UInt64(1)
+                for i in 0..<model.inputs.count {
+                    let (lo, hi): (Float, Float) = name.hasPrefix("face_detection") || name == "pose_detection" ? (-1, 1) : (0, 1)
+                    interpreter.withInput(i) { buf in
+                        for k in buf.indices { buf[k] = splitMix(&rng, lo, hi) }
+                    }
+                }
+                let ours = median(try measure(warmup: warmup, iterations: iterations) { try interpreter.invoke() })
+                guard let theirs = peerMs[name] else { throw BenchError("the peer did not report \(name)") }
+                rows.append([name, "\(t)", String(format: "%.3f", ours), String(format: "%.3f", theirs)])
+                ratios.append(ours / theirs)
+            }
+        }
+        printRatioTable(header: ["model", "threads", "ours ms", "TFLite ms"], rows: rows, ratios: ratios)
+    }
+}
+
+/// The fixtures' SplitMix64 input generator (see Tests/Fixtures/README.md).
+func splitMix(_ state: inout UInt64, _ lo: Float, _ hi: Float) -> Float {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    z ^= z >> 31
+    return lo + (hi - lo) * (Float(z >> 40) / 16_777_216)
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// The Python side of every `peoplevision bench …` command: a virtual environment under the build
+/// folder with the peer's packages from PyPI, and the scripts in `Benchmarks/peer/`.
+struct Peer {
+    let root: URL
+    let venv: URL
+
+    /// Finds the repository root (the folder holding `Benchmarks/peer`) from the working directory upward.
+    init() throws {
+        var dir = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Benchmarks/peer").path) {
+            let parent = dir.deletingLastPathComponent()
+            guard parent.path != dir.path else {
+                throw BenchError("benchmarks need the PeopleVision source tree: run them from the repository")
+            }
+            dir = parent
+        }
+        root = dir
+        venv = dir.appendingPathComponent(".build/peer-venv")
+    }
+
+    var python: URL { venv.appendingPathComponent("bin/python") }
+
+    /// Creates the virtual environment and installs `requirements` into it (quietly, only when something changed).
+    func prepare(requirements: String) throws {
+        let req = root.appendingPathComponent("Benchmarks/peer/\(requirements)")
+        let stamp = venv.appendingPathComponent(".\(requirements).stamp")
+        let wanted = try String(contentsOf: req, encoding: .utf8)
+        if let have = try? String(contentsOf: stamp, encoding: .utf8), have == wanted,
+            FileManager.default.isExecutableFile(atPath: python.path)
+        {
+            return
+        }
+        log("setting up the peer environment (\(requirements)) in \(venv.path)")
+        if !FileManager.default.isExecutableFile(atPath: python.path) {
+            try run("/usr/bin/env", ["python3", "-m", "venv", venv.path])
+        }
+        try run(python.path, ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", req.path])
+        try wanted.write(to: stamp, atomically: true, encoding: .utf8)
+    }
+
+    /// Runs a peer script and returns its standard output.
+    func script(_ name: String, _ arguments: [String]) throws -> String {
+        let path = root.appendingPathComponent("Benchmarks/peer/\(name)").path
+        return try run(python.path, [path] + arguments)
+    }
+
+    @discardableResult
+    private func run(_ executable: String, _ arguments: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = arguments
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw BenchError("\(URL(fileURLWithPath: executable).lastPathComponent) \(arguments.joined(separator: " ")) exited with status \(p.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
+}
+
+/// Progress goes to standard error so the Markdown table on standard output stays clean.
+func log(_ message: String) {
+    FileHandle.standardError.write(Data("bench: \(message)\n".utf8))
+}
+
+/// Median of a non-empty sample.
+func median(_ values: [Double]) -> Double {
+    let s = values.sorted()
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+/// Times `body`: `warmup` untimed calls, then `iterations` timed ones; returns milliseconds per call.
+func measure(warmup: Int, iterations: Int, _ body: () throws -> Void) rethrows -> [Double] {
+    for _ in 0..<warmup { try body() }
+    var times: [Double] = []
+    times.reserveCapacity(iterations)
+    for _ in 0..<iterations {
+        let start = DispatchTime.now().uptimeNanoseconds
+        try body()
+        times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+    }
+    return times
+}
+
+/// Prints a Markdown table whose last column is `ratio`, then `max ratio: X`.
+func printRatioTable(header: [String], rows: [[String]], ratios: [Double]) {
+    print("| " + (header + ["ratio"]).joined(separator: " | ") + " |")
+    print("|" + String(repeating: "---|", count: header.count + 1))
+    for (row, r) in zip(rows, ratios) { print("| " + (row + [String(format: "%.2f", r)]).joined(separator: " | ") + " |") }
+    print("")
+    print("max ratio: " + String(format: "%.2f", ratios.max() ?? .nan))
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import PVInference
+
+/// `peoplevision models [--run]`: the installed models, their tensors, and (with `--run`) one timed inference each.
+struct ModelsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "models",
+        abstract: "List the installed models; with --run, load each one and time an inference.")
+
+    @Flag(name: .customLong("run"), help: "Load every model, run it on a fixed input and report the latency and an output checksum.")
+    var execute = false
+
+    @Option(help: "XNNPACK threads (default: all cores).")
+    var threads: Int?
+
+    static let names = [
+        "face_detection_short_range", "face_detection_full_range_sparse", "face_landmark", "iris_landmark",
+        "selfie_segmentation", "selfie_segmentation_landscape", "pose_detection", "pose_landmark_full",
+        "palm_detection_full", "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite", "hand_recrop",
+    ]
+
+    func run() throws {
+        let store = ModelStore.default
+        print("models in \(store.directory.path)")
+        for name in Self.names {
+            let file = "\(name).tflite"
+            let model = try CompiledModel.load(named: file, store: store)
+            let ins = model.inputs.map { "\($0.shape)" }.joined(separator: ", ")
+            let outs = model.outputs.map { "\($0.shape)" }.joined(separator: ", ")
+            var line = "\(file): in \(ins) → out \(outs); \(model.partitionSummary.subgraphs) XNNPACK subgraph(s)"
+            if model.partitionSummary.swiftOperators > 0 { line += " + \(model.partitionSummary.swiftOperators) Swift op(s)" }
+            if execute {
+                let interpreter = try Interpreter(model: model, threads: threads)
+                for i in 0..<model.inputs.count {
+                    interpreter.withInput(i) { buf in for k in buf.indices { buf[k] = Float(k % 255) / 255 } }
+                }
+                try interpreter.invoke()
+                let times = try measure(warmup: 2, iterations: 10) { try interpreter.invoke() }
+                let checksum = (0..<model.outputs.count).reduce(0.0) { acc, o in
+                    acc + interpreter.withOutput(o) { $0.reduce(0.0) { $0 + Double($1) } }
+                }
+                line += String(format: "; %.2f ms median, output sum %.4f", median(times), checksum)
+            }
+            print(line)
+        }
+    }
+}

@@ -1,0 +1,9 @@
+import ArgumentParser
+
+@main
+struct PeopleVisionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "peoplevision",
+        abstract: "People analysis on images: faces, bodies, hands and person masks, as Apple's Vision does it.",
+        subcommands: [ModelsCommand.self, InspectCommand.self, BenchCommand.self])
+}
