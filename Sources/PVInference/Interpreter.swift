@@ -21,7 +21,7 @@ public final class Interpreter {
 
     private let pool: ThreadPool
     private let buffers: [Int: FloatBuffer]
-    private let stages: [(xnn: XNNPACKStage?, swift: [Int])]
+    private let stages: [(xnn: XNNPACKStage?, swift: [Int], node: Int)]
 
     /// Default thread count: every core of the machine.
     public static var defaultThreadCount: Int { ProcessInfo.processInfo.activeProcessorCount }
@@ -30,7 +30,12 @@ public final class Interpreter {
     /// - Parameters:
     ///   - threads: XNNPACK threads (default: all cores).
     ///   - sparseInference: let XNNPACK run 1×1 convolutions with sparse weights in its sparse (NCHW) mode.
-    public init(model: CompiledModel, threads: Int? = nil, sparseInference: Bool = false) throws {
+    public convenience init(model: CompiledModel, threads: Int? = nil, sparseInference: Bool = false) throws {
+        try self.init(model: model, threads: threads, sparseInference: sparseInference, profiling: false)
+    }
+
+    /// With `profiling`, every XNNPACK node becomes its own runtime so that ``profile(iterations:)`` can time it.
+    init(model: CompiledModel, threads: Int?, sparseInference: Bool, profiling: Bool) throws {
         try XNNPACK.ensureInitialized()
         let n = threads ?? Self.defaultThreadCount
         guard n >= 1, n <= 256 else { throw InferenceError(.invalidArgument, "thread count \(n) is out of range 1…256") }
@@ -40,16 +45,25 @@ public final class Interpreter {
         self.pool = pool
         let plan = model.plan
         var buffers: [Int: FloatBuffer] = [:]
-        for t in plan.boundaryTensors {
+        let owned = profiling ? Set(plan.nodes.flatMap { $0.inputs + $0.outputs }).filter { plan.constants[$0] == nil }.sorted() : plan.boundaryTensors
+        for t in owned {
             let count = plan.shapes[t].reduce(1, *)
             buffers[t] = FloatBuffer(count: count)
         }
         self.buffers = buffers
         let flags: UInt32 = sparseInference ? UInt32(XNN_FLAG_SPARSE_INFERENCE) : 0
-        stages = try plan.stages.map { stage in
-            let xnn = stage.xnnNodes.isEmpty
-                ? nil : try XNNPACKStage(plan: plan, nodeIndices: stage.xnnNodes, buffers: buffers, pool: pool, flags: flags)
-            return (xnn, stage.swiftNodes)
+        if profiling {
+            stages = try plan.nodes.indices.map { n in
+                plan.nodes[n].kind.runsOnXNNPACK
+                    ? (try XNNPACKStage(plan: plan, nodeIndices: [n], buffers: buffers, pool: pool, flags: flags), [], n)
+                    : (nil, [n], n)
+            }
+        } else {
+            stages = try plan.stages.map { stage in
+                let xnn = stage.xnnNodes.isEmpty
+                    ? nil : try XNNPACKStage(plan: plan, nodeIndices: stage.xnnNodes, buffers: buffers, pool: pool, flags: flags)
+                return (xnn, stage.swiftNodes, -1)
+            }
         }
     }
 
@@ -76,6 +90,26 @@ public final class Interpreter {
         for stage in stages {
             try stage.xnn?.invoke()
             for n in stage.swift { run(plan.nodes[n]) }
+        }
+    }
+
+    /// Per-operator timing: builds a profiling interpreter (one XNNPACK runtime per operator) and returns, per
+    /// lowered operator, its description and its median time in milliseconds over `iterations` runs.
+    public static func profile(model: CompiledModel, threads: Int, iterations: Int) throws -> [(operator: String, milliseconds: Double)] {
+        let p = try Interpreter(model: model, threads: threads, sparseInference: false, profiling: true)
+        var samples = [[Double]](repeating: [], count: p.stages.count)
+        for run in 0..<(iterations + 2) {
+            for (k, stage) in p.stages.enumerated() {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try stage.xnn?.invoke()
+                for n in stage.swift { p.run(model.plan.nodes[n]) }
+                if run >= 2 { samples[k].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6) }
+            }
+        }
+        return zip(p.stages, samples).map { stage, s in
+            let node = model.plan.nodes[stage.node]
+            let sorted = s.sorted()
+            return ("\(node.kind.summary) \(model.plan.shapes[node.inputs[0]])→\(model.plan.shapes[node.outputs[0]])", sorted[sorted.count / 2])
         }
     }
 

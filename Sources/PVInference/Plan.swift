@@ -22,6 +22,33 @@ struct Node: Sendable {
         case concatenation(axis: Int, clamp: Clamp)
         case stridedSlice(begin: [Int], end: [Int], strides: [Int])
 
+        /// The operator family, for profiles.
+        var summary: String {
+            switch self {
+            case .convolution(let w, _, _, _, _): return "CONV \(w.kernelH)x\(w.kernelW)/\(w.strideH)"
+            case .depthwiseConvolution(let w, _, _, _): return "DWCONV \(w.kernelH)x\(w.kernelW)/\(w.strideH)"
+            case .deconvolution: return "DECONV"
+            case .fullyConnected: return "FC"
+            case .maxPool: return "MAXPOOL"
+            case .averagePool: return "AVGPOOL"
+            case .globalAveragePool: return "GLOBALAVG"
+            case .add: return "ADD"
+            case .multiply: return "MUL"
+            case .subtract: return "SUB"
+            case .divide: return "DIV"
+            case .clamp: return "CLAMP"
+            case .sigmoid: return "SIGMOID"
+            case .hardSwish: return "HARDSWISH"
+            case .prelu: return "PRELU"
+            case .pad: return "PAD"
+            case .reshape: return "RESHAPE"
+            case .resizeBilinear: return "RESIZE"
+            case .depthToSpace: return "DEPTH_TO_SPACE"
+            case .concatenation: return "CONCAT"
+            case .stridedSlice: return "SLICE"
+            }
+        }
+
         var runsOnXNNPACK: Bool {
             switch self {
             case .concatenation, .stridedSlice: return false
@@ -364,7 +391,46 @@ extension Plan {
         for o in model.outputs where !producedAtRuntime.contains(o) {
             throw InferenceError(.invalidModel, "graph output '\(model.tensors[o].name)' is never computed")
         }
+        fuseSpatialPadding()
         try stage()
+    }
+
+    /// Folds a zero PAD of the spatial dimensions into the convolutions that consume it: they pad implicitly
+    /// with zeros anyway, so the padded copy of the activation is never materialised.
+    private mutating func fuseSpatialPadding() {
+        var consumers: [Int: [Int]] = [:]
+        for (i, n) in nodes.enumerated() { for t in n.inputs { consumers[t, default: []].append(i) } }
+        var removed = Set<Int>()
+        for (i, n) in nodes.enumerated() {
+            guard case .pad(let before, let after) = n.kind, before.count == 4, before[0] == 0, after[0] == 0,
+                before[3] == 0, after[3] == 0, let users = consumers[n.outputs[0]], !outputs.contains(n.outputs[0])
+            else { continue }
+            let fusable = users.allSatisfy { u in
+                switch nodes[u].kind {
+                case .convolution, .depthwiseConvolution: return nodes[u].inputs[0] == n.outputs[0]
+                default: return false
+                }
+            }
+            guard fusable else { continue }
+            func widen(_ w: Node.Window) -> Node.Window {
+                var w = w
+                w.padTop += before[1]; w.padBottom += after[1]; w.padLeft += before[2]; w.padRight += after[2]
+                return w
+            }
+            for u in users {
+                let old = nodes[u]
+                let kind: Node.Kind
+                switch old.kind {
+                case .convolution(let w, let g, let ic, let oc, let c): kind = .convolution(widen(w), groups: g, inputChannels: ic, outputChannels: oc, clamp: c)
+                case .depthwiseConvolution(let w, let m, let ic, let c): kind = .depthwiseConvolution(widen(w), multiplier: m, inputChannels: ic, clamp: c)
+                default: continue
+                }
+                nodes[u] = Node(kind: kind, inputs: [n.inputs[0]] + old.inputs.dropFirst(), outputs: old.outputs,
+                                operatorIndex: old.operatorIndex, name: old.name + " (+ fused PAD)")
+            }
+            removed.insert(i)
+        }
+        nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
     }
 
     /// Splits the nodes into stages. A node's level is the number of Swift nodes it (transitively) waits on

@@ -23,6 +23,7 @@ struct ModelsCommand: ParsableCommand {
     func run() throws {
         let store = ModelStore.default
         print("models in \(store.directory.path)")
+        var interpreters: [Interpreter] = []  // kept alive so the memory report counts them
         for name in Self.names {
             let file = "\(name).tflite"
             let model = try CompiledModel.load(named: file, store: store)
@@ -32,6 +33,7 @@ struct ModelsCommand: ParsableCommand {
             if model.partitionSummary.swiftOperators > 0 { line += " + \(model.partitionSummary.swiftOperators) Swift op(s)" }
             if execute {
                 let interpreter = try Interpreter(model: model, threads: threads)
+                interpreters.append(interpreter)
                 for i in 0..<model.inputs.count {
                     interpreter.withInput(i) { buf in for k in buf.indices { buf[k] = Float(k % 255) / 255 } }
                 }
@@ -44,5 +46,18 @@ struct ModelsCommand: ParsableCommand {
             }
             print(line)
         }
+        if let rss = residentMegabytes() {
+            _ = interpreters.count
+            print(String(format: "resident memory with every model loaded%@: %.1f MB", execute ? " and an interpreter each" : "", rss))
+        }
     }
+}
+
+/// The process's resident set size (VmRSS), in megabytes, or nil where /proc is unavailable.
+func residentMegabytes() -> Double? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+        let kb = Double(line.split(separator: " ").dropFirst().first ?? "")
+    else { return nil }
+    return kb / 1024
 }
