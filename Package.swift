@@ -60,12 +60,16 @@ let package = Package(
             ],
             swiftSettings: engine),
 
+        // Examples: Apple's sample code, compiled unchanged but for the import.
+        .executableTarget(name: "PhotoGreeting", dependencies: ["PeopleVision"], path: "Examples/PhotoGreeting",
+                          exclude: ["README.md"]),
+
         // Tests, one target per layer.
         .target(name: "PVTestSupport", dependencies: ["PVInference"], path: "Tests/PVTestSupport"),
         .testTarget(name: "PVTFLiteTests", dependencies: ["PVTFLite", "PVTestSupport"]),
         .testTarget(name: "PVInferenceTests", dependencies: ["PVInference", "PVTFLite", "PVTestSupport"]),
         .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
-        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PVTestSupport"]),
+        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging"]),
     ]
 )

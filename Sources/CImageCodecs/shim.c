@@ -1,1 +1,616 @@
+// See include/CImageCodecs.h for why this file exists. Every function that calls into libjpeg
+// or libpng sets its own setjmp target first; the libraries' error handlers longjmp back to it,
+// never past it. State that must survive a longjmp lives in heap structs, not in locals.
 #include "CImageCodecs.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jerror.h>
+#include <jpeglib.h>
+#include <png.h>
+
+void cimg_free(void *pointer) { free(pointer); }
+
+static void copy_message(char *dst, const char *src) {
+    if (!src) src = "";
+    strncpy(dst, src, CIMG_MESSAGE_MAX - 1);
+    dst[CIMG_MESSAGE_MAX - 1] = 0;
+}
+
+// =============================================================================================
+// JPEG
+// =============================================================================================
+
+typedef struct cimg_jpeg_error {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    int eof_seen;  // libjpeg reports a premature end as a warning and pads with grey
+    char message[CIMG_MESSAGE_MAX];
+} cimg_jpeg_error;
+
+static void jpeg_error_exit(j_common_ptr cinfo) {
+    cimg_jpeg_error *err = (cimg_jpeg_error *)cinfo->err;
+    char buffer[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, buffer);
+    copy_message(err->message, buffer);
+    longjmp(err->jump, 1);
+}
+
+static void jpeg_emit_message(j_common_ptr cinfo, int level) {
+    cimg_jpeg_error *err = (cimg_jpeg_error *)cinfo->err;
+    if (level < 0) {
+        if (cinfo->err->msg_code == JWRN_JPEG_EOF) err->eof_seen = 1;
+        cinfo->err->num_warnings++;
+    }
+    // Trace and warning messages are not printed.
+}
+
+static void jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static void jpeg_install_errors(cimg_jpeg_error *err) {
+    jpeg_std_error(&err->pub);
+    err->pub.error_exit = jpeg_error_exit;
+    err->pub.emit_message = jpeg_emit_message;
+    err->pub.output_message = jpeg_output_message;
+}
+
+static cimg_status jpeg_status_after_jump(cimg_jpeg_error *err) {
+    if (err->eof_seen) return CIMG_TRUNCATED;
+    switch (err->pub.msg_code) {
+    case JERR_EMPTY_IMAGE: return CIMG_EMPTY_IMAGE;
+    case JERR_IMAGE_TOO_BIG: return CIMG_TOO_LARGE;
+    case JERR_OUT_OF_MEMORY:
+    case JERR_NO_BACKING_STORE: return CIMG_NO_MEMORY;
+    case JERR_NOT_COMPILED:
+    case JERR_ARITH_NOTIMPL:
+    case JERR_BAD_PRECISION:
+    case JERR_CONVERSION_NOTIMPL: return CIMG_UNSUPPORTED;
+    default: return CIMG_CORRUPT;
+    }
+}
+
+struct cimg_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    cimg_jpeg_error err;
+    struct jpeg_progress_mgr progress;
+    const uint8_t *data;
+    size_t size;
+    int created;
+    int header_read;
+    int prepared;
+    int cmyk;
+    JSAMPROW rows[16];
+};
+
+// Refuses progressive files with absurd scan counts (each scan re-runs the whole image).
+static void jpeg_progress(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor) return;
+    j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    if (d->input_scan_number > CIMG_JPEG_MAX_SCANS) {
+        cimg_jpeg_error *err = (cimg_jpeg_error *)cinfo->err;
+        snprintf(err->message, CIMG_MESSAGE_MAX, "JPEG has more than %d scans", CIMG_JPEG_MAX_SCANS);
+        err->pub.msg_code = 0;
+        longjmp(err->jump, 2);
+    }
+}
+
+cimg_jpeg_decoder *cimg_jpeg_decoder_create(const uint8_t *data, size_t size) {
+    cimg_jpeg_decoder *d = calloc(1, sizeof(cimg_jpeg_decoder));
+    if (!d) return NULL;
+    d->data = data;
+    d->size = size;
+    jpeg_install_errors(&d->err);
+    d->cinfo.err = &d->err.pub;
+    if (setjmp(d->err.jump)) {
+        free(d);
+        return NULL;
+    }
+    jpeg_create_decompress(&d->cinfo);
+    d->created = 1;
+    d->progress.progress_monitor = jpeg_progress;
+    d->cinfo.progress = &d->progress;
+    return d;
+}
+
+void cimg_jpeg_decoder_destroy(cimg_jpeg_decoder *d) {
+    if (!d) return;
+    if (d->created) jpeg_destroy_decompress(&d->cinfo);
+    free(d);
+}
+
+const char *cimg_jpeg_decoder_message(const cimg_jpeg_decoder *d) { return d ? d->err.message : ""; }
+
+cimg_status cimg_jpeg_read_header(cimg_jpeg_decoder *d, cimg_jpeg_header *out) {
+    if (!d || !out || d->header_read) return CIMG_BAD_ARGUMENT;
+    memset(out, 0, sizeof(*out));
+    if (setjmp(d->err.jump)) return jpeg_status_after_jump(&d->err);
+    jpeg_mem_src(&d->cinfo, d->data, (unsigned long)d->size);
+    jpeg_save_markers(&d->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(&d->cinfo, TRUE);
+    if (d->err.eof_seen) {
+        copy_message(d->err.message, "JPEG data ends inside the header");
+        return CIMG_TRUNCATED;
+    }
+    d->header_read = 1;
+    out->width = d->cinfo.image_width;
+    out->height = d->cinfo.image_height;
+    out->components = d->cinfo.num_components;
+    out->is_gray = d->cinfo.num_components == 1 && d->cinfo.jpeg_color_space == JCS_GRAYSCALE;
+    for (jpeg_saved_marker_ptr m = d->cinfo.marker_list; m; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
+            out->exif = m->data + 6;
+            out->exif_size = m->data_length - 6;
+            break;
+        }
+    }
+    if (out->width == 0 || out->height == 0) {
+        copy_message(d->err.message, "JPEG header declares an empty image");
+        return CIMG_EMPTY_IMAGE;
+    }
+    return CIMG_OK;
+}
+
+cimg_status cimg_jpeg_prepare(cimg_jpeg_decoder *d, int scale_denominator, int gray, uint32_t *out_width,
+                              uint32_t *out_height) {
+    if (!d || !d->header_read || d->prepared) return CIMG_BAD_ARGUMENT;
+    if (scale_denominator != 1 && scale_denominator != 2 && scale_denominator != 4 && scale_denominator != 8)
+        return CIMG_BAD_ARGUMENT;
+    if (setjmp(d->err.jump)) return jpeg_status_after_jump(&d->err);
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    c->scale_num = 1;
+    c->scale_denom = (unsigned int)scale_denominator;
+    if (c->jpeg_color_space == JCS_CMYK || c->jpeg_color_space == JCS_YCCK) {
+        if (gray) return CIMG_BAD_ARGUMENT;
+        c->out_color_space = JCS_CMYK;  // converted to RGBA row by row below
+        d->cmyk = 1;
+    } else if (gray) {
+        if (c->num_components != 1) return CIMG_BAD_ARGUMENT;
+        c->out_color_space = JCS_GRAYSCALE;
+    } else {
+        c->out_color_space = JCS_EXT_RGBA;  // libjpeg-turbo writes the alpha byte as 255
+    }
+    jpeg_calc_output_dimensions(c);
+    d->prepared = 1;
+    *out_width = c->output_width;
+    *out_height = c->output_height;
+    return CIMG_OK;
+}
+
+static void cmyk_to_rgba(uint8_t *row, uint32_t width, int inverted) {
+    for (uint32_t x = 0; x < width; x++) {
+        uint8_t *p = row + 4 * (size_t)x;
+        unsigned c = p[0], m = p[1], y = p[2], k = p[3];
+        if (!inverted) { c = 255 - c; m = 255 - m; y = 255 - y; k = 255 - k; }
+        // Adobe writes inverted CMYK: stored value = 255 - ink, so colour = stored * (255 - K ink).
+        p[0] = (uint8_t)((c * k + 127) / 255);
+        p[1] = (uint8_t)((m * k + 127) / 255);
+        p[2] = (uint8_t)((y * k + 127) / 255);
+        p[3] = 255;
+    }
+}
+
+cimg_status cimg_jpeg_decode(cimg_jpeg_decoder *d, uint8_t *pixels, size_t bytes_per_row, uint32_t width,
+                             uint32_t height) {
+    if (!d || !d->prepared || !pixels) return CIMG_BAD_ARGUMENT;
+    d->prepared = 0;  // one decode per decoder
+    if (setjmp(d->err.jump)) return jpeg_status_after_jump(&d->err);
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    jpeg_start_decompress(c);
+    if (c->output_width != width || c->output_height != height ||
+        (size_t)c->output_width * (size_t)c->output_components > bytes_per_row) {
+        copy_message(d->err.message, "JPEG output size changed after prepare");
+        jpeg_abort_decompress(c);
+        return CIMG_BAD_ARGUMENT;
+    }
+    while (c->output_scanline < c->output_height) {
+        JDIMENSION first = c->output_scanline;
+        int count = c->rec_outbuf_height < 16 ? c->rec_outbuf_height : 16;
+        if (count < 1) count = 1;
+        for (int i = 0; i < count; i++) {
+            JDIMENSION y = first + (JDIMENSION)i;
+            if (y >= c->output_height) y = c->output_height - 1;
+            d->rows[i] = pixels + (size_t)y * bytes_per_row;
+        }
+        JDIMENSION maxRows = c->output_height - first;
+        JDIMENSION got = jpeg_read_scanlines(c, d->rows, (JDIMENSION)count < maxRows ? (JDIMENSION)count : maxRows);
+        if (d->cmyk) {
+            for (JDIMENSION i = 0; i < got; i++) cmyk_to_rgba(d->rows[i], c->output_width, c->saw_Adobe_marker);
+        }
+        if (d->err.eof_seen) break;
+    }
+    if (d->err.eof_seen) {
+        copy_message(d->err.message, "JPEG data ends before the image does");
+        jpeg_abort_decompress(c);
+        return CIMG_TRUNCATED;
+    }
+    jpeg_finish_decompress(c);
+    if (d->err.eof_seen) {
+        copy_message(d->err.message, "JPEG data ends before the end-of-image marker");
+        return CIMG_TRUNCATED;
+    }
+    return CIMG_OK;
+}
+
+// A growable malloc'd destination, so an error path can always free what was written.
+typedef struct cimg_jpeg_dest {
+    struct jpeg_destination_mgr pub;
+    uint8_t *buffer;
+    size_t capacity;
+    size_t size;
+} cimg_jpeg_dest;
+
+static void jpeg_dest_init(j_compress_ptr cinfo) {
+    cimg_jpeg_dest *dest = (cimg_jpeg_dest *)cinfo->dest;
+    dest->capacity = 65536;
+    dest->buffer = malloc(dest->capacity);
+    if (!dest->buffer) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+    dest->pub.next_output_byte = dest->buffer;
+    dest->pub.free_in_buffer = dest->capacity;
+}
+
+static boolean jpeg_dest_empty(j_compress_ptr cinfo) {
+    cimg_jpeg_dest *dest = (cimg_jpeg_dest *)cinfo->dest;
+    size_t grown = dest->capacity * 2;
+    uint8_t *next = realloc(dest->buffer, grown);
+    if (!next) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 11);
+    dest->buffer = next;
+    dest->pub.next_output_byte = next + dest->capacity;
+    dest->pub.free_in_buffer = grown - dest->capacity;
+    dest->capacity = grown;
+    return TRUE;
+}
+
+static void jpeg_dest_term(j_compress_ptr cinfo) {
+    cimg_jpeg_dest *dest = (cimg_jpeg_dest *)cinfo->dest;
+    dest->size = dest->capacity - dest->pub.free_in_buffer;
+}
+
+typedef struct cimg_jpeg_encoder {
+    struct jpeg_compress_struct cinfo;
+    cimg_jpeg_error err;
+    cimg_jpeg_dest dest;
+    int created;
+} cimg_jpeg_encoder;
+
+cimg_status cimg_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                             cimg_layout layout, int quality, int progressive, const uint8_t *exif,
+                             size_t exif_size, uint8_t **out, size_t *out_size, char message[CIMG_MESSAGE_MAX]) {
+    message[0] = 0;
+    *out = NULL;
+    *out_size = 0;
+    int components;
+    J_COLOR_SPACE space;
+    switch (layout) {
+    case CIMG_LAYOUT_GRAY8: components = 1; space = JCS_GRAYSCALE; break;
+    case CIMG_LAYOUT_RGB8: components = 3; space = JCS_RGB; break;
+    case CIMG_LAYOUT_RGBA8: components = 4; space = JCS_EXT_RGBX; break;
+    case CIMG_LAYOUT_BGRA8: components = 4; space = JCS_EXT_BGRX; break;
+    case CIMG_LAYOUT_ARGB8: components = 4; space = JCS_EXT_XRGB; break;
+    case CIMG_LAYOUT_CMYK8: components = 4; space = JCS_CMYK; break;  // libjpeg adds the Adobe marker
+    default: copy_message(message, "JPEG cannot store this pixel layout"); return CIMG_BAD_ARGUMENT;
+    }
+    if (!pixels || width == 0 || height == 0 || width > JPEG_MAX_DIMENSION || height > JPEG_MAX_DIMENSION ||
+        (size_t)width * (size_t)components > bytes_per_row || quality < 1 || quality > 100 ||
+        exif_size > 65533 - 6) {
+        copy_message(message, "invalid JPEG encoder arguments");
+        return CIMG_BAD_ARGUMENT;
+    }
+    cimg_jpeg_encoder *e = calloc(1, sizeof(cimg_jpeg_encoder));
+    if (!e) return CIMG_NO_MEMORY;
+    jpeg_install_errors(&e->err);
+    e->cinfo.err = &e->err.pub;
+    if (setjmp(e->err.jump)) {
+        copy_message(message, e->err.message);
+        if (e->created) jpeg_destroy_compress(&e->cinfo);
+        free(e->dest.buffer);
+        free(e);
+        return CIMG_ENCODE_FAILED;
+    }
+    jpeg_create_compress(&e->cinfo);
+    e->created = 1;
+    e->dest.pub.init_destination = jpeg_dest_init;
+    e->dest.pub.empty_output_buffer = jpeg_dest_empty;
+    e->dest.pub.term_destination = jpeg_dest_term;
+    e->cinfo.dest = &e->dest.pub;
+    e->cinfo.image_width = width;
+    e->cinfo.image_height = height;
+    e->cinfo.input_components = components;
+    e->cinfo.in_color_space = space;
+    jpeg_set_defaults(&e->cinfo);
+    jpeg_set_quality(&e->cinfo, quality, TRUE);
+    e->cinfo.optimize_coding = TRUE;
+    if (progressive) jpeg_simple_progression(&e->cinfo);
+    if (space != JCS_GRAYSCALE && space != JCS_CMYK && quality >= 90) {
+        e->cinfo.comp_info[0].h_samp_factor = 1;
+        e->cinfo.comp_info[0].v_samp_factor = 1;
+    }
+    if (exif) e->cinfo.write_JFIF_header = FALSE;  // Exif files carry APP1 instead of JFIF's APP0
+    jpeg_start_compress(&e->cinfo, TRUE);
+    if (exif) {
+        jpeg_write_m_header(&e->cinfo, JPEG_APP0 + 1, (unsigned int)(exif_size + 6));
+        static const uint8_t prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
+        for (int i = 0; i < 6; i++) jpeg_write_m_byte(&e->cinfo, prefix[i]);
+        for (size_t i = 0; i < exif_size; i++) jpeg_write_m_byte(&e->cinfo, exif[i]);
+    }
+    while (e->cinfo.next_scanline < e->cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(pixels + (size_t)e->cinfo.next_scanline * bytes_per_row);
+        jpeg_write_scanlines(&e->cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&e->cinfo);
+    *out = e->dest.buffer;
+    *out_size = e->dest.size;
+    jpeg_destroy_compress(&e->cinfo);
+    free(e);
+    return CIMG_OK;
+}
+
+// =============================================================================================
+// PNG
+// =============================================================================================
+
+struct cimg_png_decoder {
+    png_structp png;
+    png_infop info;
+    png_infop end_info;
+    const uint8_t *data;
+    size_t size;
+    size_t position;
+    int truncated;
+    int header_read;
+    int decoded;
+    png_bytep *rows;
+    char message[CIMG_MESSAGE_MAX];
+};
+
+static void png_error_fn(png_structp png, png_const_charp text) {
+    char *message = (char *)png_get_error_ptr(png);
+    if (message) copy_message(message, text);
+    png_longjmp(png, 1);
+}
+
+static void png_warning_fn(png_structp png, png_const_charp text) {
+    (void)png;
+    (void)text;
+}
+
+static void png_read_fn(png_structp png, png_bytep out, size_t length) {
+    cimg_png_decoder *d = (cimg_png_decoder *)png_get_io_ptr(png);
+    if (length > d->size - d->position) {
+        d->truncated = 1;
+        png_error(png, "PNG data ends early");
+    }
+    memcpy(out, d->data + d->position, length);
+    d->position += length;
+}
+
+cimg_png_decoder *cimg_png_decoder_create(const uint8_t *data, size_t size) {
+    cimg_png_decoder *d = calloc(1, sizeof(cimg_png_decoder));
+    if (!d) return NULL;
+    d->data = data;
+    d->size = size;
+    d->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, d->message, png_error_fn, png_warning_fn);
+    if (!d->png) {
+        free(d);
+        return NULL;
+    }
+    d->info = png_create_info_struct(d->png);
+    d->end_info = png_create_info_struct(d->png);
+    if (!d->info || !d->end_info) {
+        png_destroy_read_struct(&d->png, d->info ? &d->info : NULL, d->end_info ? &d->end_info : NULL);
+        free(d);
+        return NULL;
+    }
+    png_set_read_fn(d->png, d, png_read_fn);
+    return d;
+}
+
+void cimg_png_decoder_destroy(cimg_png_decoder *d) {
+    if (!d) return;
+    png_destroy_read_struct(&d->png, &d->info, &d->end_info);
+    free(d->rows);
+    free(d);
+}
+
+const char *cimg_png_decoder_message(const cimg_png_decoder *d) { return d ? d->message : ""; }
+
+static uint32_t be32(const uint8_t *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | (uint32_t)p[3];
+}
+
+cimg_status cimg_png_read_header(cimg_png_decoder *d, cimg_png_header *out) {
+    if (!d || !out || d->header_read) return CIMG_BAD_ARGUMENT;
+    memset(out, 0, sizeof(*out));
+    // libpng rejects a zero width with a generic error; report it as an empty image instead.
+    if (d->size >= 24 && memcmp(d->data + 12, "IHDR", 4) == 0 &&
+        (be32(d->data + 16) == 0 || be32(d->data + 20) == 0)) {
+        copy_message(d->message, "PNG header declares an empty image");
+        return CIMG_EMPTY_IMAGE;
+    }
+    if (setjmp(png_jmpbuf(d->png))) return d->truncated ? CIMG_TRUNCATED : CIMG_CORRUPT;
+    png_read_info(d->png, d->info);
+    d->header_read = 1;
+    out->width = png_get_image_width(d->png, d->info);
+    out->height = png_get_image_height(d->png, d->info);
+    out->bit_depth = png_get_bit_depth(d->png, d->info);
+    out->color_type = png_get_color_type(d->png, d->info);
+    out->has_trns = png_get_valid(d->png, d->info, PNG_INFO_tRNS) != 0;
+    out->interlaced = png_get_interlace_type(d->png, d->info) != PNG_INTERLACE_NONE;
+    png_uint_32 count = 0;
+    png_bytep exif = NULL;
+    if (png_get_eXIf_1(d->png, d->info, &count, &exif) && exif && count > 0) {
+        out->exif = exif;
+        out->exif_size = count;
+    }
+    return CIMG_OK;
+}
+
+cimg_status cimg_png_decode(cimg_png_decoder *d, cimg_png_output output, uint8_t *pixels, size_t bytes_per_row) {
+    if (!d || !d->header_read || d->decoded || !pixels) return CIMG_BAD_ARGUMENT;
+    d->decoded = 1;
+    png_structp png = d->png;
+    png_infop info = d->info;
+    int color = png_get_color_type(png, info);
+    int depth = png_get_bit_depth(png, info);
+    int trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    png_uint_32 width = png_get_image_width(png, info);
+    png_uint_32 height = png_get_image_height(png, info);
+    size_t expected;
+    switch (output) {
+    case CIMG_PNG_GRAY8:
+        if (color != PNG_COLOR_TYPE_GRAY || trns) return CIMG_BAD_ARGUMENT;
+        expected = width;
+        break;
+    case CIMG_PNG_GRAY16:
+        if (color != PNG_COLOR_TYPE_GRAY || depth != 16) return CIMG_BAD_ARGUMENT;
+        expected = (size_t)width * 2;
+        break;
+    case CIMG_PNG_RGBA8: expected = (size_t)width * 4; break;
+    default: return CIMG_BAD_ARGUMENT;
+    }
+    if (expected > bytes_per_row) return CIMG_BAD_ARGUMENT;
+    d->rows = malloc(sizeof(png_bytep) * (size_t)height);
+    if (!d->rows) return CIMG_NO_MEMORY;
+    for (png_uint_32 y = 0; y < height; y++) d->rows[y] = pixels + (size_t)y * bytes_per_row;
+
+    if (setjmp(png_jmpbuf(png))) return d->truncated ? CIMG_TRUNCATED : CIMG_CORRUPT;
+    switch (output) {
+    case CIMG_PNG_GRAY8:
+        if (depth < 8) png_set_expand_gray_1_2_4_to_8(png);
+        if (depth == 16) png_set_scale_16(png);
+        break;
+    case CIMG_PNG_GRAY16: {
+        const uint16_t one = 1;
+        if (*(const uint8_t *)&one == 1) png_set_swap(png);  // PNG is big-endian
+        if (trns) png_set_strip_alpha(png);
+        break;
+    }
+    case CIMG_PNG_RGBA8:
+        png_set_expand(png);  // palette -> RGB, grey < 8 bits -> 8, tRNS -> alpha
+        if (depth == 16) png_set_scale_16(png);
+        if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
+        if (!(color & PNG_COLOR_MASK_ALPHA) && !trns) png_set_add_alpha(png, 0xFF, PNG_FILLER_AFTER);
+        break;
+    }
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    if (png_get_rowbytes(png, info) != expected) png_error(png, "unexpected PNG row size after transforms");
+    png_read_image(png, d->rows);
+    png_read_end(png, d->end_info);
+    return CIMG_OK;
+}
+
+int cimg_png_exif(cimg_png_decoder *d, const uint8_t **out, size_t *out_size) {
+    *out = NULL;
+    *out_size = 0;
+    if (!d || !d->header_read) return 0;
+    png_infop infos[2] = {d->info, d->end_info};
+    for (int i = 0; i < 2; i++) {
+        png_uint_32 count = 0;
+        png_bytep exif = NULL;
+        if (png_get_eXIf_1(d->png, infos[i], &count, &exif) && exif && count > 0) {
+            *out = exif;
+            *out_size = count;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+typedef struct cimg_png_writer {
+    uint8_t *buffer;
+    size_t size;
+    size_t capacity;
+    char message[CIMG_MESSAGE_MAX];
+} cimg_png_writer;
+
+static void png_write_fn(png_structp png, png_bytep data, size_t length) {
+    cimg_png_writer *w = (cimg_png_writer *)png_get_io_ptr(png);
+    if (length > w->capacity - w->size) {
+        size_t capacity = w->capacity ? w->capacity : 65536;
+        while (capacity - w->size < length) {
+            if (capacity > SIZE_MAX / 2) png_error(png, "PNG output too large");
+            capacity *= 2;
+        }
+        uint8_t *grown = realloc(w->buffer, capacity);
+        if (!grown) png_error(png, "out of memory writing PNG");
+        w->buffer = grown;
+        w->capacity = capacity;
+    }
+    memcpy(w->buffer + w->size, data, length);
+    w->size += length;
+}
+
+static void png_flush_fn(png_structp png) { (void)png; }
+
+typedef struct cimg_png_encoder {
+    png_structp png;
+    png_infop info;
+    cimg_png_writer writer;
+} cimg_png_encoder;
+
+cimg_status cimg_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                            cimg_layout layout, int compression_level, const uint8_t *exif, size_t exif_size,
+                            uint8_t **out, size_t *out_size, char message[CIMG_MESSAGE_MAX]) {
+    message[0] = 0;
+    *out = NULL;
+    *out_size = 0;
+    int color, depth = 8;
+    size_t bytes;
+    switch (layout) {
+    case CIMG_LAYOUT_GRAY8: color = PNG_COLOR_TYPE_GRAY; bytes = 1; break;
+    case CIMG_LAYOUT_GRAY16: color = PNG_COLOR_TYPE_GRAY; depth = 16; bytes = 2; break;
+    case CIMG_LAYOUT_RGB8: color = PNG_COLOR_TYPE_RGB; bytes = 3; break;
+    case CIMG_LAYOUT_RGBA8:
+    case CIMG_LAYOUT_BGRA8:
+    case CIMG_LAYOUT_ARGB8: color = PNG_COLOR_TYPE_RGB_ALPHA; bytes = 4; break;
+    default: copy_message(message, "PNG cannot store this pixel layout"); return CIMG_BAD_ARGUMENT;
+    }
+    if (!pixels || width == 0 || height == 0 || width > 0x7fffffff || height > 0x7fffffff ||
+        (size_t)width * bytes > bytes_per_row || compression_level < 0 || compression_level > 9 ||
+        exif_size > 0x7fffffff) {
+        copy_message(message, "invalid PNG encoder arguments");
+        return CIMG_BAD_ARGUMENT;
+    }
+    cimg_png_encoder *e = calloc(1, sizeof(cimg_png_encoder));
+    if (!e) return CIMG_NO_MEMORY;
+    e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, e->writer.message, png_error_fn, png_warning_fn);
+    if (!e->png) {
+        free(e);
+        return CIMG_NO_MEMORY;
+    }
+    e->info = png_create_info_struct(e->png);
+    if (!e->info) {
+        png_destroy_write_struct(&e->png, NULL);
+        free(e);
+        return CIMG_NO_MEMORY;
+    }
+    if (setjmp(png_jmpbuf(e->png))) {
+        copy_message(message, e->writer.message);
+        png_destroy_write_struct(&e->png, &e->info);
+        free(e->writer.buffer);
+        free(e);
+        return CIMG_ENCODE_FAILED;
+    }
+    png_set_write_fn(e->png, &e->writer, png_write_fn, png_flush_fn);
+    png_set_IHDR(e->png, e->info, width, height, depth, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_set_compression_level(e->png, compression_level);
+    if (exif && exif_size > 0) png_set_eXIf_1(e->png, e->info, (png_uint_32)exif_size, (png_bytep)exif);
+    png_write_info(e->png, e->info);
+    if (layout == CIMG_LAYOUT_BGRA8) png_set_bgr(e->png);
+    if (layout == CIMG_LAYOUT_ARGB8) png_set_swap_alpha(e->png);
+    if (layout == CIMG_LAYOUT_GRAY16) {
+        const uint16_t one = 1;
+        if (*(const uint8_t *)&one == 1) png_set_swap(e->png);
+    }
+    for (uint32_t y = 0; y < height; y++) png_write_row(e->png, (png_const_bytep)(pixels + (size_t)y * bytes_per_row));
+    png_write_end(e->png, e->info);
+    *out = e->writer.buffer;
+    *out_size = e->writer.size;
+    png_destroy_write_struct(&e->png, &e->info);
+    free(e);
+    return CIMG_OK;
+}

@@ -41,7 +41,7 @@ public final class Interpreter {
         guard n >= 1, n <= 256 else { throw InferenceError(.invalidArgument, "thread count \(n) is out of range 1…256") }
         self.model = model
         self.threads = n
-        let pool = ThreadPool(threads: n)
+        let pool = ThreadPool.shared(threads: n)
         self.pool = pool
         let plan = model.plan
         var buffers: [Int: FloatBuffer] = [:]
@@ -51,7 +51,10 @@ public final class Interpreter {
             buffers[t] = FloatBuffer(count: count)
         }
         self.buffers = buffers
-        let flags: UInt32 = sparseInference ? UInt32(XNN_FLAG_SPARSE_INFERENCE) : 0
+        // Workers go back to the scheduler after each run instead of spinning, so the rest of the
+        // pipeline (image kernels, other models) gets the cores.
+        var flags = UInt32(XNN_FLAG_YIELD_WORKERS)
+        if sparseInference { flags |= UInt32(XNN_FLAG_SPARSE_INFERENCE) }
         if profiling {
             stages = try plan.nodes.indices.map { n in
                 plan.nodes[n].kind.runsOnXNNPACK

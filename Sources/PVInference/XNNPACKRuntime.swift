@@ -1,4 +1,5 @@
 import CXNNPack
+import Synchronization
 
 /// Calls into XNNPACK go through here: one place turns a status into a Swift error.
 @inline(__always)
@@ -19,17 +20,29 @@ enum XNNPACK {
     static func ensureInitialized() throws { try initialized.get() }
 }
 
-/// A thread pool for XNNPACK, owned by one interpreter.
-final class ThreadPool {
+/// A thread pool for XNNPACK. One per thread count per process, shared by every interpreter: separate
+/// pools would each keep worker threads spinning and compete for the same cores. pthreadpool serialises
+/// concurrent parallel sections, so sharing is safe.
+final class ThreadPool: @unchecked Sendable {
     let handle: pthreadpool_t?
     let threads: Int
 
-    init(threads: Int) {
+    private init(threads: Int) {
         self.threads = threads
         handle = threads > 1 ? pthreadpool_create(threads) : nil
     }
 
-    deinit { if let handle { pthreadpool_destroy(handle) } }
+    private static let pools = Mutex<[Int: ThreadPool]>([:])
+
+    /// The process-wide pool with `threads` threads (nil handle, i.e. the calling thread, for 1).
+    static func shared(threads: Int) -> ThreadPool {
+        pools.withLock { pools in
+            if let p = pools[threads] { return p }
+            let p = ThreadPool(threads: threads)
+            pools[threads] = p
+            return p
+        }
+    }
 }
 
 /// One XNNPACK subgraph compiled into a runtime, with its external values bound to interpreter buffers.

@@ -1,0 +1,136 @@
+import CImageCodecs
+import Foundation
+
+/// JPEG through libjpeg-turbo, via the `cimg_jpeg_*` shim (which owns every setjmp).
+enum JPEGCodec {
+    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecoder.Options) throws -> DecodedImage {
+        let decoder = try Decoder(bytes)
+        let header = try decoder.header()
+        let width = Int(header.width), height = Int(header.height)
+        try options.limits.check(width: width, height: height)
+        let exif = header.exif.map { Array(UnsafeBufferPointer(start: $0, count: header.exif_size)) }
+        let fileOrientation = EXIF.orientation(in: exif)
+        let pending = fileOrientation ?? .up
+        let gray = header.is_gray != 0 && options.keepsGrayscale
+        // `minimumSize` is asked of the returned image, which is upright only if we rotate it.
+        let minimum = options.minimumSize.map {
+            options.applyOrientation && pending.swapsDimensions ? (width: $0.height, height: $0.width) : $0
+        }
+        let denominator = ImageDecoder.scaleDenominator(width: width, height: height, minimum: minimum)
+        var outWidth: UInt32 = 0, outHeight: UInt32 = 0
+        try decoder.check(cimg_jpeg_prepare(decoder.handle, Int32(denominator), gray ? 1 : 0, &outWidth, &outHeight))
+        var pixels = try PixelBuffer(
+            width: Int(outWidth), height: Int(outHeight), format: gray ? .oneComponent8 : .rgba32,
+            limits: options.limits)
+        let row = pixels.bytesPerRow()
+        try pixels.withUnsafeMutableBytes { target in
+            try decoder.check(
+                cimg_jpeg_decode(
+                    decoder.handle, target.baseAddress!.assumingMemoryBound(to: UInt8.self), row, outWidth, outHeight))
+        }
+        return DecodedImage(
+            pixels: pixels, format: .jpeg, orientation: pending, exifOrientation: fileOrientation,
+            scaleDenominator: denominator, storedWidth: width, storedHeight: height, hasAlpha: false,
+            exif: exif.map { Data($0) })
+    }
+
+    static func info(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
+        let decoder = try Decoder(bytes)
+        let header = try decoder.header()
+        let orientation = header.exif.flatMap {
+            EXIF.orientation(in: UnsafeRawBufferPointer(start: $0, count: header.exif_size))
+        }
+        return ImageInfo(
+            format: .jpeg, width: Int(header.width), height: Int(header.height), orientation: orientation ?? .up,
+            hasAlpha: false, isGray: header.is_gray != 0)
+    }
+
+    /// Encodes 8-bit grey or colour pixels (alpha is dropped; one-component float is quantized).
+    /// `progressive` and `cmyk` (the four bytes of an `.rgba32` buffer read as Adobe-inverted
+    /// C, M, Y, K) exist so tests and the fuzz seeds can produce those variants.
+    static func encode(
+        _ image: PixelBuffer, quality: Int, exif: [UInt8]? = nil, progressive: Bool = false, cmyk: Bool = false
+    ) throws -> Data {
+        guard (1...100).contains(quality) else {
+            throw ImagingError(.invalidArgument, "JPEG quality \(quality) is outside 1…100")
+        }
+        let source = try codecEightBit(
+            image, accepted: [.oneComponent8, .rgb24, .rgba32, .bgra32, .argb32], what: "JPEG")
+        let layout = cmyk && source.format == .rgba32 ? CIMG_LAYOUT_CMYK8 : codecLayout(source.format)
+        var out: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        var message = [CChar](repeating: 0, count: Int(CIMG_MESSAGE_MAX))
+        let status = source.withUnsafeBytes { pixels in
+            (exif ?? []).withUnsafeBufferPointer { exifBytes in
+                cimg_jpeg_encode(
+                    pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), source.bytesPerRow(),
+                    UInt32(source.width), UInt32(source.height), layout, Int32(quality), progressive ? 1 : 0,
+                    exif == nil ? nil : exifBytes.baseAddress, exifBytes.count, &out, &size, &message)
+            }
+        }
+        return try codecTakeOutput(status: status, out: out, size: size, message: message, format: "JPEG")
+    }
+
+    /// Owns one `cimg_jpeg_decoder`; the bytes it reads must outlive it.
+    private final class Decoder {
+        let handle: OpaquePointer
+
+        init(_ bytes: UnsafeRawBufferPointer) throws {
+            guard let base = bytes.baseAddress,
+                let handle = cimg_jpeg_decoder_create(base.assumingMemoryBound(to: UInt8.self), bytes.count)
+            else { throw ImagingError(.corruptData, "cannot start a JPEG decoder (out of memory or empty data)") }
+            self.handle = handle
+        }
+
+        deinit { cimg_jpeg_decoder_destroy(handle) }
+
+        func header() throws -> cimg_jpeg_header {
+            var header = cimg_jpeg_header()
+            try check(cimg_jpeg_read_header(handle, &header))
+            return header
+        }
+
+        func check(_ status: cimg_status) throws {
+            guard status != CIMG_OK else { return }
+            throw codecError(status, format: "JPEG", message: String(cString: cimg_jpeg_decoder_message(handle)))
+        }
+    }
+}
+
+/// The shim's layout code for an 8-bit pixel format.
+func codecLayout(_ format: PixelFormat) -> cimg_layout {
+    switch format {
+    case .oneComponent8: return CIMG_LAYOUT_GRAY8
+    case .rgb24: return CIMG_LAYOUT_RGB8
+    case .bgra32: return CIMG_LAYOUT_BGRA8
+    case .argb32: return CIMG_LAYOUT_ARGB8
+    default: return CIMG_LAYOUT_RGBA8
+    }
+}
+
+/// Converts a shim status to the matching ``ImagingError``.
+func codecError(_ status: cimg_status, format: String, message: String) -> ImagingError {
+    let detail = message.isEmpty ? "" : ": \(message)"
+    switch status {
+    case CIMG_TRUNCATED: return ImagingError(.truncatedData, "\(format) data is truncated\(detail)")
+    case CIMG_EMPTY_IMAGE: return ImagingError(.invalidDimensions, "\(format) image has a zero width or height\(detail)")
+    case CIMG_TOO_LARGE: return ImagingError(.tooLarge, "\(format) image is too large\(detail)")
+    case CIMG_NO_MEMORY: return ImagingError(.tooLarge, "\(format) decoder ran out of memory\(detail)")
+    case CIMG_UNSUPPORTED: return ImagingError(.unsupportedFormat, "\(format) variant is not supported\(detail)")
+    case CIMG_BAD_ARGUMENT: return ImagingError(.invalidArgument, "\(format) codec rejected its arguments\(detail)")
+    case CIMG_ENCODE_FAILED: return ImagingError(.encodingFailed, "\(format) encoding failed\(detail)")
+    default: return ImagingError(.corruptData, "\(format) data is corrupt\(detail)")
+    }
+}
+
+/// Copies an encoder's malloc'd output into `Data` and frees it, or throws for a failed status.
+func codecTakeOutput(
+    status: cimg_status, out: UnsafeMutablePointer<UInt8>?, size: Int, message: [CChar], format: String
+) throws -> Data {
+    defer { cimg_free(out) }
+    guard status == CIMG_OK, let out else {
+        let text = message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        throw codecError(status == CIMG_OK ? CIMG_ENCODE_FAILED : status, format: format, message: text)
+    }
+    return Data(bytes: out, count: size)
+}

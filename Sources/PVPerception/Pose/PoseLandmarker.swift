@@ -1,0 +1,238 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PVImaging
+import PVInference
+
+/// Multi-person 2-D and 3-D body pose with per-person masks: BlazePose GHUM full
+/// (`pose_detection.tflite` + `pose_landmark_full.tflite`, MODELS.md §11.6–11.7).
+///
+/// One call on an upright image:
+/// 1. the pose detector runs on the whole image (and optionally on tiles, ``Options/detectorTiling``);
+/// 2. **every** detection left after weighted NMS (MediaPipe's graph keeps only the first) gets a ROI:
+///    centre = hip centre kp0, side = 2·|kp1 − kp0|, kp0 → kp1 pointing up, ×1.25, square (MODELS.md §7.4);
+/// 3. the landmark model runs on that ROI (256×256, [0, 1], replicate border); results with presence
+///    ≤ ``Options/minPresence`` are dropped;
+/// 4. 39 landmarks are decoded (sigmoid visibility and presence), refined with the heatmap, freed of the
+///    letterbox and projected to image pixels; world landmarks are rotated by the ROI angle; the mask is
+///    the sigmoid of the segmentation logits;
+/// 5. results describing the same person twice are merged (``Options/duplicateIoU``,
+///    ``Options/duplicateDistance``), keeping the higher presence.
+///
+/// Detections are processed by descending score until ``Options/maxPeople`` distinct people are found,
+/// so the cost is one detector run plus one landmark run per processed detection.
+///
+/// Safe to share between threads: each model run borrows an interpreter from a pool, so concurrent calls
+/// run in parallel on separate interpreters (each sized by `threads`).
+///
+/// ```swift
+/// let landmarker = try PoseLandmarker()
+/// for person in try landmarker.detect(in: image) {
+///     let nose = person.landmarks[0]          // pixels
+///     let mask = try person.segmentation?.warped(width: image.width, height: image.height)
+/// }
+/// ```
+public final class PoseLandmarker: Sendable {
+    /// Which segmentation output each person carries.
+    public enum SegmentationOutput: Sendable, Hashable {
+        /// None: the model still computes the mask, but no sigmoid or copy is paid for.
+        case none
+        /// The 256×256 ROI mask and its crop rect (``PoseSegmentationMask``); warp on demand. Cheap.
+        case roi
+        /// As ``roi``, plus the mask warped to the full image size (``PoseSegmentationMask/fullImage``),
+        /// costing one bilinear sample per image pixel per person.
+        case fullImage
+    }
+
+    /// Options; the defaults follow MediaPipe's pose graph files (see each).
+    public struct Options: Sendable, Hashable {
+        /// Most people returned, 1…64. Default 4, like a typical group photo budget: each person costs one
+        /// landmark-model run (the dominant cost).
+        public var maxPeople: Int = 4
+        /// Detector score threshold, 0…1 (Python's `min_detection_confidence`, default 0.5).
+        public var minDetectionScore: Double = 0.5
+        /// Pose-presence threshold, 0…1; a person is kept when presence is **greater than** it
+        /// (Python's `min_tracking_confidence`, default 0.5).
+        public var minPresence: Double = 0.5
+        /// Heatmap refinement window (odd, 1…63). Default 7, the graph files' value, which native MediaPipe
+        /// and the Tasks API use; MediaPipe's Python `mp.solutions.pose` runs with 9 (MODELS.md §14), so set 9
+        /// to compare with it.
+        public var heatmapKernelSize: Int = 7
+        /// Segmentation output per person. Default ``SegmentationOutput/roi``.
+        public var segmentation: SegmentationOutput = .roi
+        /// Extra detector passes over tiles for small people in large frames; default none. See
+        /// ``PoseDetector/Tiling`` for the cost.
+        public var detectorTiling: PoseDetector.Tiling? = nil
+        /// Two results are the same person when the IoU of their landmark boxes exceeds this **and**
+        /// their landmarks are close (``duplicateDistance``). Default 0.5.
+        public var duplicateIoU: Double = 0.5
+        /// … and the mean distance between corresponding body landmarks is below this fraction of the larger
+        /// person's size (mean of its landmark box's width and height). Default 0.2. Both tests together keep
+        /// two people standing one behind the other apart while merging two detections of one person.
+        public var duplicateDistance: Double = 0.2
+
+        public init() {}
+
+        func validate() throws {
+            func check(_ ok: Bool, _ message: @autoclosure () -> String) throws {
+                if !ok { throw PerceptionError(.invalidArgument, message()) }
+            }
+            try check((1...64).contains(maxPeople), "maxPeople \(maxPeople) is outside 1…64")
+            try check((0...1).contains(minDetectionScore), "minDetectionScore \(minDetectionScore) is outside 0…1")
+            try check((0...1).contains(minPresence), "minPresence \(minPresence) is outside 0…1")
+            try check(
+                (1...63).contains(heatmapKernelSize) && heatmapKernelSize % 2 == 1,
+                "heatmapKernelSize \(heatmapKernelSize) must be odd and within 1…63")
+            try check((0...1).contains(duplicateIoU), "duplicateIoU \(duplicateIoU) is outside 0…1")
+            try check(duplicateDistance >= 0 && duplicateDistance.isFinite, "duplicateDistance \(duplicateDistance) must be ≥ 0")
+            try detectorTiling?.validate()
+        }
+    }
+
+    /// The options this landmarker runs with.
+    public let options: Options
+    /// The detector it uses.
+    public let detector: PoseDetector
+    private let pool: InterpreterPool
+
+    static let inputSize = 256
+    static let modelLandmarkCount = 39
+    static let heatmapSize = 64
+
+    /// Loads the models (once per process) and checks their tensors.
+    /// - Parameters:
+    ///   - options: see ``Options``.
+    ///   - threads: XNNPACK threads per interpreter (default: all cores).
+    /// - Throws: ``PerceptionError`` `.invalidArgument` for bad options, `.unexpectedModel` for a model with other
+    ///   tensors; `InferenceError` `.modelNotFound` when a model is not installed.
+    public init(options: Options = Options(), threads: Int? = nil) throws {
+        try options.validate()
+        self.options = options
+        detector = try PoseDetector(threads: threads)
+        pool = try InterpreterPool(modelNamed: "pose_landmark_full.tflite", threads: threads)
+        let m = pool.model
+        let expected = [195, 1, 256 * 256, 64 * 64 * 39, 117]
+        guard m.inputs.count == 1, m.inputs[0].shape == [1, 256, 256, 3], m.outputs.map(\.elementCount) == expected,
+            m.outputs[3].shape == [1, 64, 64, 39]
+        else {
+            throw PerceptionError(
+                .unexpectedModel,
+                "pose_landmark_full.tflite has inputs \(m.inputs.map(\.shape)) and outputs \(m.outputs.map(\.shape)); "
+                    + "expected [1, 256, 256, 3] → 195, 1, 256×256, 64×64×39, 117 values. Reinstall it with scripts/bootstrap")
+        }
+    }
+
+    /// Finds the people in an upright image.
+    ///
+    /// - Parameter image: any ``PixelFormat`` (RGBA, BGRA, RGB, …), upright.
+    /// - Returns: up to ``Options/maxPeople`` people, by descending detection score.
+    /// - Throws: errors of the sampler or the interpreters.
+    /// - Complexity: one detector run (plus one per tile) and one landmark run per processed detection.
+    public func detect(in image: PixelBuffer) throws -> [PersonPose] {
+        let detections = try detector.detect(
+            in: image, minScore: options.minDetectionScore, tiling: options.detectorTiling)
+        var people: [PersonPose] = []
+        for detection in detections {
+            if people.count >= options.maxPeople { break }
+            let roi = Self.roi(for: detection)
+            guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite,
+                var person = try landmarks(in: image, roi: roi)
+            else { continue }
+            person.detectionScore = detection.score
+            if let same = people.firstIndex(where: { isSamePerson($0, person) }) {
+                if person.presence > people[same].presence { people[same] = person }
+            } else {
+                people.append(person)
+            }
+        }
+        return people
+    }
+
+    /// The landmark ROI of a pose detection in pixels (MODELS.md §7.4): alignment points kp0 → kp1 at 90°, ×1.25,
+    /// square.
+    public static func roi(for detection: Detection) -> RotatedRect {
+        ROI.alignmentPointsRect(center: detection.keypoints[0], scalePoint: detection.keypoints[1], targetAngle: .pi / 2)
+            .transformed(by: .poseFromDetection)
+    }
+
+    /// Runs the landmark model on one ROI (for example the previous frame's, when tracking).
+    ///
+    /// - Parameters:
+    ///   - image: the upright image.
+    ///   - roi: a square ROI in image pixels.
+    /// - Returns: the person, or `nil` when presence is not above ``Options/minPresence``.
+    /// - Throws: `ImagingError` for a non-finite or empty ROI; interpreter errors.
+    public func landmarks(in image: PixelBuffer, roi: RotatedRect) throws -> PersonPose? {
+        let n = Self.inputSize
+        let sampler = TensorSampler(width: n, height: n, range: 0...1, fit: .letterbox, border: .replicate)
+        let cropRect = roi.letterboxed(toAspectOf: n, n).rect
+        let refinement = HeatmapRefinement(kernelSize: options.heatmapKernelSize)
+        let segmentation = options.segmentation
+        return try pool.withInterpreter { interpreter -> PersonPose? in
+            let padding = try interpreter.withInput(0) { tensor in
+                let padding = try sampler.sample(image, rect: roi, into: tensor)
+                InputQuantization.roundToByteLevels(tensor, range: sampler.range)
+                return padding
+            }
+            try interpreter.invoke()
+            let presence = Double(interpreter.withOutput(1) { $0[0] })
+            guard presence > options.minPresence else { return nil }
+
+            var all = interpreter.withOutput(0) {
+                LandmarkDecoder(
+                    count: Self.modelLandmarkCount, valuesPerLandmark: 5, tensorWidth: n, tensorHeight: n,
+                    activation: .sigmoid
+                ).decode($0)
+            }
+            interpreter.withOutput(3) {
+                refinement.refine(
+                    &all, heatmap: $0, width: Self.heatmapSize, height: Self.heatmapSize, channels: Self.modelLandmarkCount)
+            }
+            all = all.map { $0.removingLetterbox(padding).projected(onto: roi) }
+            let body = Array(all[0..<PersonPose.landmarkCount])
+
+            let world = interpreter.withOutput(4) {
+                LandmarkDecoder(count: Self.modelLandmarkCount, valuesPerLandmark: 3, tensorWidth: 1, tensorHeight: 1)
+                    .decode($0)
+            }
+            let worldBody = (0..<PersonPose.landmarkCount).map { i in
+                var w = world[i].rotated(by: roi.angle)
+                w.visibility = body[i].visibility
+                w.presence = body[i].presence
+                return w
+            }
+
+            var mask: PoseSegmentationMask?
+            if segmentation != .none {
+                let logits = interpreter.output(2)
+                var m = PoseSegmentationMask(
+                    roiMask: logits.map { 1 / (1 + expf(-$0)) }, maskWidth: n, maskHeight: n, cropRect: cropRect,
+                    imageWidth: image.width, imageHeight: image.height)
+                if segmentation == .fullImage { m.fullImage = try m.warped(width: image.width, height: image.height) }
+                mask = m
+            }
+            return PersonPose(
+                landmarks: body, worldLandmarks: worldBody, auxiliaryLandmarks: [all[33], all[34]], roi: roi,
+                detectionScore: nil, presence: presence, segmentation: mask)
+        }
+    }
+
+    /// Whether two results describe one person: landmark boxes overlapping (IoU > duplicateIoU) and
+    /// landmarks close (mean distance < duplicateDistance × the larger person's size).
+    func isSamePerson(_ a: PersonPose, _ b: PersonPose) -> Bool {
+        let ba = a.landmarkBoundingBox, bb = b.landmarkBoundingBox
+        guard ba.intersectionOverUnion(with: bb) > options.duplicateIoU else { return false }
+        let size = max((ba.width + ba.height) / 2, (bb.width + bb.height) / 2)
+        guard size > 0 else { return true }
+        var total = 0.0
+        for (p, q) in zip(a.landmarks, b.landmarks) {
+            let d = p.position - q.position
+            total += (d * d).sum().squareRoot()
+        }
+        return total / Double(a.landmarks.count) < options.duplicateDistance * size
+    }
+}

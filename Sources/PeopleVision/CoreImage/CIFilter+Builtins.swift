@@ -1,0 +1,232 @@
+// The type-safe filter API Apple declares in `CoreImage.CIFilterBuiltins` (iOS 13 / macOS 10.15).
+// Here the protocols and factory methods are part of the module itself, so
+// `let f = CIFilter.blendWithRedMask(); f.inputImage = image` compiles without that import.
+import Foundation
+import Synchronization
+
+/// The base of the built-in filter protocols, as Core Image's `CIFilterProtocol`.
+public protocol CIFilterProtocol: AnyObject {
+    /// The filtered image, or nil when an input is missing.
+    var outputImage: CIImage? { get }
+}
+
+/// `CIBlendWithMask`, `CIBlendWithRedMask`, `CIBlendWithBlueMask` and `CIBlendWithAlphaMask`:
+/// `background + m·(input − background)` per premultiplied channel, with `m` the mask's
+/// green, red, blue or alpha value (not clamped). The extent is the union of the input's and the
+/// background's. A one-component mask reads as grey with alpha 1, so the alpha variant then
+/// shows only the input (as on Apple platforms).
+public protocol CIBlendWithMask: CIFilterProtocol {
+    var inputImage: CIImage? { get set }
+    var backgroundImage: CIImage? { get set }
+    var maskImage: CIImage? { get set }
+}
+
+/// `CISourceOverCompositing` and the other compositing filters' protocol, as Core Image's
+/// `CICompositeOperation`: `input + background·(1 − input.alpha)`.
+public protocol CICompositeOperation: CIFilterProtocol {
+    var inputImage: CIImage? { get set }
+    var backgroundImage: CIImage? { get set }
+}
+
+/// `CIMaximumComponent`: grey `max(r, g, b)` per pixel, alpha kept.
+public protocol CIMaximumComponent: CIFilterProtocol {
+    var inputImage: CIImage? { get set }
+}
+
+/// `CIGammaAdjust`: each unpremultiplied colour channel `c` becomes `sign(c)·|c|^power`
+/// (sRGB-encoded values, alpha kept). Default power 1.
+public protocol CIGammaAdjust: CIFilterProtocol {
+    var inputImage: CIImage? { get set }
+    var power: Float { get set }
+}
+
+/// `CIGaussianBlur`: a Gaussian blur whose standard deviation is `radius` pixels (default 10),
+/// i.e. `applyingGaussianBlur(sigma: radius)`; the extent grows by `ceil(3·radius)`.
+public protocol CIGaussianBlur: CIFilterProtocol {
+    var inputImage: CIImage? { get set }
+    var radius: Float { get set }
+}
+
+/// `CILanczosScaleTransform`: Lanczos-3 scaling to `(w·scale·aspectRatio) × (h·scale)`, rounded
+/// to whole pixels; edges are clamped, not faded. Defaults 1 and 1.
+public protocol CILanczosScaleTransform: CIFilterProtocol {
+    var inputImage: CIImage? { get set }
+    var scale: Float { get set }
+    var aspectRatio: Float { get set }
+}
+
+/// `CIColorMatrix`: output channel `i` = `dot(vector_i, unpremultiplied rgba) + bias_i`.
+public protocol CIColorMatrix: CIFilterProtocol {
+    var inputImage: CIImage? { get set }
+    var rVector: CIVector { get set }
+    var gVector: CIVector { get set }
+    var bVector: CIVector { get set }
+    var aVector: CIVector { get set }
+    var biasVector: CIVector { get set }
+}
+
+/// `CIPersonSegmentation` (iOS 15): a red mask of the people in the input (1 = person), from
+/// the same segmenter as `VNGeneratePersonSegmentationRequest`. `qualityLevel`: 0 = accurate
+/// (default), 1 = balanced, 2 = fast. The mask has the segmenter's resolution.
+public protocol CIPersonSegmentation: CIFilterProtocol {
+    var inputImage: CIImage? { get set }
+    var qualityLevel: Int { get set }
+}
+
+extension CIFilter {
+    /// A `CIBlendWithMask` filter (mask **green** channel).
+    public static func blendWithMask() -> CIFilter & CIBlendWithMask { _BlendFilter(builtin: .named("CIBlendWithMask")!) }
+    /// A `CIBlendWithRedMask` filter (mask **red** channel).
+    public static func blendWithRedMask() -> CIFilter & CIBlendWithMask {
+        _BlendFilter(builtin: .named("CIBlendWithRedMask")!)
+    }
+    /// A `CIBlendWithBlueMask` filter (mask **blue** channel).
+    public static func blendWithBlueMask() -> CIFilter & CIBlendWithMask {
+        _BlendFilter(builtin: .named("CIBlendWithBlueMask")!)
+    }
+    /// A `CIBlendWithAlphaMask` filter (mask **alpha** channel).
+    public static func blendWithAlphaMask() -> CIFilter & CIBlendWithMask {
+        _BlendFilter(builtin: .named("CIBlendWithAlphaMask")!)
+    }
+    /// A `CISourceOverCompositing` filter.
+    public static func sourceOverCompositing() -> CIFilter & CICompositeOperation {
+        _CompositeFilter(builtin: .named("CISourceOverCompositing")!)
+    }
+    /// A `CIMaximumComponent` filter.
+    public static func maximumComponent() -> CIFilter & CIMaximumComponent {
+        _MaximumComponentFilter(builtin: .named("CIMaximumComponent")!)
+    }
+    /// A `CIGammaAdjust` filter.
+    public static func gammaAdjust() -> CIFilter & CIGammaAdjust { _GammaFilter(builtin: .named("CIGammaAdjust")!) }
+    /// A `CIGaussianBlur` filter.
+    public static func gaussianBlur() -> CIFilter & CIGaussianBlur { _GaussianFilter(builtin: .named("CIGaussianBlur")!) }
+    /// A `CILanczosScaleTransform` filter.
+    public static func lanczosScaleTransform() -> CIFilter & CILanczosScaleTransform {
+        _LanczosFilter(builtin: .named("CILanczosScaleTransform")!)
+    }
+    /// A `CIColorMatrix` filter.
+    public static func colorMatrix() -> CIFilter & CIColorMatrix { _ColorMatrixFilter(builtin: .named("CIColorMatrix")!) }
+    /// A `CIPersonSegmentation` filter. Its output comes from the Vision layer's segmenter; it is
+    /// nil if that layer has not been set up (see ``personSegmentationHook``).
+    public static func personSegmentation() -> CIFilter & CIPersonSegmentation {
+        _PersonSegmentationFilter(builtin: .named("CIPersonSegmentation")!)
+    }
+
+    /// How `CIPersonSegmentation` evaluates: set by the Vision layer to run the person segmenter on
+    /// the input image at a quality level (0 accurate, 1 balanced, 2 fast). When nil, or when it
+    /// throws, the filter's output is nil.
+    package static var personSegmentationHook: (@Sendable (CIImage, Int) throws -> CIImage)? {
+        get { _personSegmentationHook.withLock { $0 } }
+        set { _personSegmentationHook.withLock { $0 = newValue } }
+    }
+}
+
+private let _personSegmentationHook = Mutex<(@Sendable (CIImage, Int) throws -> CIImage)?>(nil)
+
+final class _BlendFilter: CIFilter, CIBlendWithMask {
+    var inputImage: CIImage? {
+        get { image(kCIInputImageKey) }
+        set { setValue(newValue, forKey: kCIInputImageKey) }
+    }
+    var backgroundImage: CIImage? {
+        get { image(kCIInputBackgroundImageKey) }
+        set { setValue(newValue, forKey: kCIInputBackgroundImageKey) }
+    }
+    var maskImage: CIImage? {
+        get { image(kCIInputMaskImageKey) }
+        set { setValue(newValue, forKey: kCIInputMaskImageKey) }
+    }
+}
+
+final class _CompositeFilter: CIFilter, CICompositeOperation {
+    var inputImage: CIImage? {
+        get { image(kCIInputImageKey) }
+        set { setValue(newValue, forKey: kCIInputImageKey) }
+    }
+    var backgroundImage: CIImage? {
+        get { image(kCIInputBackgroundImageKey) }
+        set { setValue(newValue, forKey: kCIInputBackgroundImageKey) }
+    }
+}
+
+final class _MaximumComponentFilter: CIFilter, CIMaximumComponent {
+    var inputImage: CIImage? {
+        get { image(kCIInputImageKey) }
+        set { setValue(newValue, forKey: kCIInputImageKey) }
+    }
+}
+
+final class _GammaFilter: CIFilter, CIGammaAdjust {
+    var inputImage: CIImage? {
+        get { image(kCIInputImageKey) }
+        set { setValue(newValue, forKey: kCIInputImageKey) }
+    }
+    var power: Float {
+        get { number("inputPower") }
+        set { setNumber(newValue, "inputPower") }
+    }
+}
+
+final class _GaussianFilter: CIFilter, CIGaussianBlur {
+    var inputImage: CIImage? {
+        get { image(kCIInputImageKey) }
+        set { setValue(newValue, forKey: kCIInputImageKey) }
+    }
+    var radius: Float {
+        get { number(kCIInputRadiusKey) }
+        set { setNumber(newValue, kCIInputRadiusKey) }
+    }
+}
+
+final class _LanczosFilter: CIFilter, CILanczosScaleTransform {
+    var inputImage: CIImage? {
+        get { image(kCIInputImageKey) }
+        set { setValue(newValue, forKey: kCIInputImageKey) }
+    }
+    var scale: Float {
+        get { number(kCIInputScaleKey) }
+        set { setNumber(newValue, kCIInputScaleKey) }
+    }
+    var aspectRatio: Float {
+        get { number(kCIInputAspectRatioKey) }
+        set { setNumber(newValue, kCIInputAspectRatioKey) }
+    }
+}
+
+final class _ColorMatrixFilter: CIFilter, CIColorMatrix {
+    var inputImage: CIImage? {
+        get { image(kCIInputImageKey) }
+        set { setValue(newValue, forKey: kCIInputImageKey) }
+    }
+    var rVector: CIVector {
+        get { vector("inputRVector") ?? CIVector(x: 1, y: 0, z: 0, w: 0) }
+        set { setValue(newValue, forKey: "inputRVector") }
+    }
+    var gVector: CIVector {
+        get { vector("inputGVector") ?? CIVector(x: 0, y: 1, z: 0, w: 0) }
+        set { setValue(newValue, forKey: "inputGVector") }
+    }
+    var bVector: CIVector {
+        get { vector("inputBVector") ?? CIVector(x: 0, y: 0, z: 1, w: 0) }
+        set { setValue(newValue, forKey: "inputBVector") }
+    }
+    var aVector: CIVector {
+        get { vector("inputAVector") ?? CIVector(x: 0, y: 0, z: 0, w: 1) }
+        set { setValue(newValue, forKey: "inputAVector") }
+    }
+    var biasVector: CIVector {
+        get { vector("inputBiasVector") ?? CIVector(x: 0, y: 0, z: 0, w: 0) }
+        set { setValue(newValue, forKey: "inputBiasVector") }
+    }
+}
+
+final class _PersonSegmentationFilter: CIFilter, CIPersonSegmentation {
+    var inputImage: CIImage? {
+        get { image(kCIInputImageKey) }
+        set { setValue(newValue, forKey: kCIInputImageKey) }
+    }
+    var qualityLevel: Int {
+        get { Int(number("inputQualityLevel")) }
+        set { setValue(NSNumber(value: newValue), forKey: "inputQualityLevel") }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// A pixel format for rendering and export, as Core Image's `CIFormat`.
+///
+/// The names match Apple's; the raw values are this library's own (Apple's are opaque
+/// constants), so store formats by name, never by number.
+///
+/// | format | layout |
+/// |---|---|
+/// | ``RGBA8``, ``BGRA8``, ``ARGB8``, ``ABGR8`` | 8-bit, 4 channels in that byte order |
+/// | ``RGBAh``, ``RGBAf`` | half / float R, G, B, A |
+/// | ``L8``, ``Lh``, ``Lf`` | one luminance channel (BT.601 luma of R, G, B) |
+/// | ``R8``, ``Rh``, ``Rf`` | the red channel |
+/// | ``A8``, ``Ah``, ``Af`` | the alpha channel |
+public struct CIFormat: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let ARGB8 = CIFormat(rawValue: 1)
+    public static let BGRA8 = CIFormat(rawValue: 2)
+    public static let RGBA8 = CIFormat(rawValue: 3)
+    public static let ABGR8 = CIFormat(rawValue: 4)
+    public static let RGBAh = CIFormat(rawValue: 5)
+    public static let RGBAf = CIFormat(rawValue: 6)
+    public static let L8 = CIFormat(rawValue: 7)
+    public static let Lh = CIFormat(rawValue: 8)
+    public static let Lf = CIFormat(rawValue: 9)
+    public static let R8 = CIFormat(rawValue: 10)
+    public static let Rh = CIFormat(rawValue: 11)
+    public static let Rf = CIFormat(rawValue: 12)
+    public static let A8 = CIFormat(rawValue: 13)
+    public static let Ah = CIFormat(rawValue: 14)
+    public static let Af = CIFormat(rawValue: 15)
+
+    public var description: String {
+        switch self {
+        case .ARGB8: return "ARGB8"
+        case .BGRA8: return "BGRA8"
+        case .RGBA8: return "RGBA8"
+        case .ABGR8: return "ABGR8"
+        case .RGBAh: return "RGBAh"
+        case .RGBAf: return "RGBAf"
+        case .L8: return "L8"
+        case .Lh: return "Lh"
+        case .Lf: return "Lf"
+        case .R8: return "R8"
+        case .Rh: return "Rh"
+        case .Rf: return "Rf"
+        case .A8: return "A8"
+        case .Ah: return "Ah"
+        case .Af: return "Af"
+        default: return "CIFormat(\(rawValue))"
+        }
+    }
+
+    /// Whether this library renders to the format.
+    var isKnown: Bool { (1...15).contains(rawValue) }
+
+    /// Whether the format has a single channel.
+    var isSingleChannel: Bool { rawValue >= 7 && rawValue <= 15 }
+
+    /// The sink layout for this format, or nil for an unknown format.
+    var layout: _PixelLayout? {
+        switch self {
+        case .RGBA8: return .rgba8(.rgba)
+        case .BGRA8: return .rgba8(.bgra)
+        case .ARGB8: return .rgba8(.argb)
+        case .ABGR8: return .rgba8(.abgr)
+        case .RGBAh: return .rgbaHalf
+        case .RGBAf: return .rgbaFloat
+        case .L8: return .one(.luma, .uint8)
+        case .Lh: return .one(.luma, .half)
+        case .Lf: return .one(.luma, .float)
+        case .R8: return .one(.red, .uint8)
+        case .Rh: return .one(.red, .half)
+        case .Rf: return .one(.red, .float)
+        case .A8: return .one(.alpha, .uint8)
+        case .Ah: return .one(.alpha, .half)
+        case .Af: return .one(.alpha, .float)
+        default: return nil
+        }
+    }
+}

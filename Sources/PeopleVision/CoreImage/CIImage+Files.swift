@@ -1,0 +1,100 @@
+import Foundation
+import PVImaging
+
+extension CIImage {
+    /// An image decoded from a JPEG, PNG, HEIC or WebP file, or nil when it cannot be read, as
+    /// Core Image's `CIImage(contentsOf:)`.
+    public convenience init?(contentsOf url: URL) {
+        self.init(contentsOf: url, options: nil)
+    }
+
+    /// As ``init(contentsOf:)`` with options, as Core Image's `CIImage(contentsOf:options:)`.
+    ///
+    /// - An auxiliary option (``CIImageOption/auxiliaryPortraitEffectsMatte``, the semantic
+    ///   matte keys, ``CIImageOption/auxiliaryDepth``, ``CIImageOption/auxiliaryDisparity``,
+    ///   ``CIImageOption/auxiliaryHDRGainMap``) set to `true` returns that auxiliary image of a
+    ///   HEIC file instead of the main image — mattes as grey images of their own size, depth and
+    ///   disparity as half-float grey images (converted between the two, `1/x`, when the file
+    ///   stores the other) — or nil when the file has none. Auxiliary images in JPEG files are
+    ///   not read (nil).
+    /// - ``CIImageOption/applyOrientationProperty`` `true` turns the pixels upright by the file's
+    ///   EXIF orientation; by default they are left as stored, as on Apple platforms (HEIC
+    ///   pixels are always upright: libheif applies the file's rotation).
+    /// - ``CIImageOption/properties`` replaces ``properties``.
+    ///
+    /// Decoding is eager (the pixels are decoded now, not at render time).
+    public convenience init?(contentsOf url: URL, options: [CIImageOption: Any]?) {
+        guard url.isFileURL, let data = try? Data(contentsOf: url, options: .mappedIfSafe) else { return nil }
+        self.init(data: data, options: options)
+    }
+
+    /// An image decoded from file data, or nil, as Core Image's `CIImage(data:)`.
+    public convenience init?(data: Data) {
+        self.init(data: data, options: nil)
+    }
+
+    /// As ``init(contentsOf:options:)`` for data in memory (Core Image's `CIImage(data:options:)`).
+    public convenience init?(data: Data, options: [CIImageOption: Any]?) {
+        guard let loaded = _ImageLoader.load(data, options: options ?? [:]) else { return nil }
+        let (pixels, info) = loaded
+        self.init(
+            node: .source(_ImageSource(storage: .pixels(pixels), premultiplied: false)),
+            extent: CGRect(x: 0, y: 0, width: pixels.width, height: pixels.height), info: info)
+    }
+}
+
+/// Decoding through PVImaging for the file and data initializers.
+enum _ImageLoader {
+    /// Auxiliary options in the order they are honoured when several are set.
+    static let auxiliaryOptions: [(CIImageOption, AuxiliaryImageType)] = [
+        (.auxiliaryPortraitEffectsMatte, .portraitEffectsMatte),
+        (.auxiliarySemanticSegmentationSkinMatte, .skinMatte),
+        (.auxiliarySemanticSegmentationHairMatte, .hairMatte),
+        (.auxiliarySemanticSegmentationTeethMatte, .teethMatte),
+        (.auxiliarySemanticSegmentationGlassesMatte, .glassesMatte),
+        (.auxiliarySemanticSegmentationSkyMatte, .skyMatte),
+        (.auxiliaryHDRGainMap, .hdrGainMap),
+    ]
+
+    static func load(_ data: Data, options: [CIImageOption: Any]) -> (PixelBuffer, _ImageInfo)? {
+        let given = options[.properties] as? [String: Any]
+        for (option, type) in auxiliaryOptions where _boolValue(options[option]) {
+            guard let reader = try? HEICReader(data: data), let matte = try? reader.auxiliaryImage(type) else { return nil }
+            return (matte, _ImageInfo(properties: given ?? dimensions(matte)))
+        }
+        let wantsDepth = _boolValue(options[.auxiliaryDepth]), wantsDisparity = _boolValue(options[.auxiliaryDisparity])
+        if wantsDepth || wantsDisparity {
+            guard let reader = try? HEICReader(data: data), let map = try? reader.depthMap(),
+                let values = depthValues(map, asDisparity: !wantsDepth)
+            else { return nil }
+            return (values, _ImageInfo(properties: given ?? dimensions(values)))
+        }
+        let orient = _boolValue(options[.applyOrientationProperty])
+        guard let decoded = try? ImageDecoder.decode(data: data, options: ImageDecoder.Options(applyOrientation: orient))
+        else { return nil }
+        var properties = dimensions(decoded.pixels)
+        if decoded.exifOrientation != nil || decoded.orientation != .up {
+            properties["Orientation"] = Int(decoded.orientation.rawValue)
+        }
+        return (decoded.pixels, _ImageInfo(properties: given ?? properties))
+    }
+
+    private static func dimensions(_ pixels: PixelBuffer) -> [String: Any] {
+        ["PixelWidth": pixels.width, "PixelHeight": pixels.height]
+    }
+
+    /// Depth or disparity values as half floats, converting between the two when needed.
+    private static func depthValues(_ map: HEICDepthMap, asDisparity: Bool) -> PixelBuffer? {
+        var values = map.values
+        if (map.kind == .disparity) != asDisparity, values.format == .oneComponent32Float {
+            let row = values.bytesPerRow(), width = values.width, height = values.height
+            values.withUnsafeMutableBytes { bytes in
+                for y in 0..<height {
+                    let line = (bytes.baseAddress! + y * row).assumingMemoryBound(to: Float.self)
+                    for x in 0..<width { line[x] = 1 / line[x] }
+                }
+            }
+        }
+        return try? values.converted(to: .oneComponent16Half)
+    }
+}

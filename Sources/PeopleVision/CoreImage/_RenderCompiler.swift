@@ -1,0 +1,143 @@
+// Turns a CIImage recipe into a render plan for one output rectangle. Each node is given the
+// region its parent will read (its region of interest), which sizes the filters that must be
+// materialised (Gaussian blur, Lanczos); everything else is evaluated tile by tile, fused.
+import Foundation
+import PVImaging
+
+final class _Compiler {
+    private var slotCount = 0
+    private let highQualityDownsample: Bool
+    private var cache: [ObjectIdentifier: (roi: _IRect, node: _PlanNode)] = [:]
+
+    init(highQualityDownsample: Bool = false) {
+        self.highQualityDownsample = highQualityDownsample
+    }
+
+    /// A plan that renders `rect` of `image`.
+    static func plan(_ image: CIImage, rect: _IRect, highQualityDownsample: Bool = false) -> _Plan {
+        let compiler = _Compiler(highQualityDownsample: highQualityDownsample)
+        let root = compiler.compile(image, rect)
+        return _Plan(root: root, slots: compiler.slotCount)
+    }
+
+    private func slot() -> Int {
+        slotCount += 1
+        return slotCount - 1
+    }
+
+    func compile(_ image: CIImage, _ roi: _IRect) -> _PlanNode {
+        let bounds = _IRect(covering: image.extent)
+        let need = roi.intersection(bounds)
+        if need.isEmpty { return _EmptyNode() }
+        switch image.node {
+        case .empty:
+            return _EmptyNode()
+        case .color(let c):
+            return c == .zero ? _EmptyNode() : _ConstantNode(color: c)
+        case .source(let source):
+            var pixels = source.snapshot
+            if pixels.format.isYUV420 {
+                guard let rgba = try? pixels.converted(to: .rgba32) else { return _EmptyNode() }
+                pixels = rgba
+            }
+            return _SourceNode(pixels: pixels, premultiply: !source.premultiplied && !pixels.format.isOneComponent)
+        case .crop(let child, _):
+            return _CropNode(child: compile(child, need), bounds: bounds)
+        case .clamp(let child):
+            let area = _IRect(covering: child.extent)
+            if area.isEmpty { return _EmptyNode() }
+            return _ClampNode(child: compile(child, _ClampNode.source(of: need, in: area)), area: area, slot: slot())
+        case .transform(let child, let t, let hq):
+            return compileTransform(child, t, highQuality: hq || highQualityDownsample, need: need, bounds: bounds)
+        case .composite(let foreground, let background):
+            return _CompositeNode(
+                foreground: compile(foreground, need), background: compile(background, need), bounds: bounds, slot: slot())
+        case .blend(let foreground, let background, let mask, let channel):
+            return _BlendNode(
+                foreground: compile(foreground, need), background: compile(background, need), mask: compile(mask, need),
+                channel: channel, bounds: bounds, slots: (slot(), slot()))
+        case .point(let child, let operation):
+            return _PointNode(child: compile(child, need), operation: operation, bounds: bounds)
+        case .gaussianBlur(let child, let sigma):
+            return cached(image, need) {
+                let radius = _gaussianRadius(sigma: sigma)
+                let childBounds = _IRect(covering: child.extent)
+                let input = need.insetBy(-radius).intersection(childBounds)
+                if input.isEmpty { return _EmptyNode() }
+                let pixels = materialize(child, input)
+                let xs = _Taps.gaussian(
+                    outputs: need.x..<need.maxX, sigma: sigma, radius: radius, bounds: input.x..<input.maxX)
+                let ys = _Taps.gaussian(
+                    outputs: need.y..<need.maxY, sigma: sigma, radius: radius, bounds: input.y..<input.maxY)
+                return _MaterializedNode(image: _separableFilter(pixels, x: xs, y: ys), bounds: bounds)
+            }
+        case .lanczos(let child):
+            return cached(image, need) {
+                let input = _IRect(covering: child.extent)
+                if input.isEmpty { return _EmptyNode() }
+                let mx = Double(input.w) / Double(bounds.w), my = Double(input.h) / Double(bounds.h)
+                let xs = _Taps.lanczos(
+                    outputs: need.x..<need.maxX, m: mx, c: Double(input.x) - Double(bounds.x) * mx,
+                    bounds: input.x..<input.maxX, clampEdges: true)
+                let ys = _Taps.lanczos(
+                    outputs: need.y..<need.maxY, m: my, c: Double(input.y) - Double(bounds.y) * my,
+                    bounds: input.y..<input.maxY, clampEdges: true)
+                return resample(child, xs, ys, bounds: bounds)
+            }
+        }
+    }
+
+    /// Materialises `image` over `rect` with a plan of its own.
+    private func materialize(_ image: CIImage, _ rect: _IRect) -> _FloatImage {
+        _Renderer.materialize(
+            _Compiler.plan(image, rect: rect, highQualityDownsample: highQualityDownsample), rect: rect)
+    }
+
+    private func resample(_ child: CIImage, _ xs: _Taps, _ ys: _Taps, bounds: _IRect) -> _PlanNode {
+        let columns = xs.inputRange, rows = ys.inputRange
+        let input = _IRect(x0: columns.lowerBound, y0: rows.lowerBound, x1: columns.upperBound, y1: rows.upperBound)
+        if input.isEmpty { return _EmptyNode() }
+        return _MaterializedNode(image: _separableFilter(materialize(child, input), x: xs, y: ys), bounds: bounds)
+    }
+
+    private func cached(_ image: CIImage, _ need: _IRect, _ make: () -> _PlanNode) -> _PlanNode {
+        let key = ObjectIdentifier(image)
+        if let hit = cache[key], hit.roi.contains(need) { return hit.node }
+        let node = make()
+        cache[key] = (need, node)
+        return node
+    }
+
+    private func compileTransform(
+        _ child: CIImage, _ t: CGAffineTransform, highQuality: Bool, need: _IRect, bounds: _IRect
+    ) -> _PlanNode {
+        let determinant = t.a * t.d - t.b * t.c
+        guard determinant != 0, determinant.isFinite else { return _EmptyNode() }
+        let inverse = t.inverted()
+        if t.b == 0, t.c == 0 {
+            if t.a == 1, t.d == 1, t.tx == t.tx.rounded(), t.ty == t.ty.rounded(), abs(t.tx) < 1e9, abs(t.ty) < 1e9 {
+                let dx = Int(t.tx), dy = Int(t.ty)
+                return _TranslateNode(child: compile(child, need.offsetBy(-dx, -dy)), dx: dx, dy: dy, bounds: bounds)
+            }
+            if highQuality, t.a > 0, t.d > 0, t.a < 1 || t.d < 1 {
+                // Lanczos, clear beyond the child's edges like the bilinear path.
+                let childBounds = _IRect(covering: child.extent)
+                let xs = _Taps.lanczos(
+                    outputs: need.x..<need.maxX, m: Double(inverse.a), c: Double(inverse.tx),
+                    bounds: childBounds.x..<childBounds.maxX, clampEdges: false)
+                let ys = _Taps.lanczos(
+                    outputs: need.y..<need.maxY, m: Double(inverse.d), c: Double(inverse.ty),
+                    bounds: childBounds.y..<childBounds.maxY, clampEdges: false)
+                return resample(child, xs, ys, bounds: bounds)
+            }
+            let node = _AxisTransformNode(
+                child: _EmptyNode(), inverse: inverse, bounds: bounds, slots: (0, 0, 0))
+            let source = node.sourceRect(need)
+            return _AxisTransformNode(
+                child: compile(child, source), inverse: inverse, bounds: bounds, slots: (slot(), slot(), slot()))
+        }
+        let probe = _AffineTransformNode(child: _EmptyNode(), inverse: inverse, bounds: bounds, slot: 0)
+        return _AffineTransformNode(
+            child: compile(child, probe.sourceRect(need)), inverse: inverse, bounds: bounds, slot: slot())
+    }
+}

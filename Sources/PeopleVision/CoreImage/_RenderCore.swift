@@ -1,0 +1,250 @@
+// The Core Image renderer's plumbing: integer pixel rectangles in the working space, float
+// images, per-thread scratch memory and the tiled, multi-threaded render loop.
+//
+// Working space: Core Image's, origin at the lower left, y up. Pixel (x, y) covers
+// [x, x+1) × [y, y+1); its centre is (x + 0.5, y + 0.5). Float tiles store premultiplied RGBA
+// (SIMD4<Float>, 0…1 for 8-bit data) with row 0 at the tile's lowest y.
+import Dispatch
+import Foundation
+import PVImaging
+import Synchronization
+
+typealias _Pixel = SIMD4<Float>
+
+/// A rectangle of whole pixels in the working space.
+struct _IRect: Equatable, Sendable, CustomStringConvertible {
+    var x: Int
+    var y: Int
+    var w: Int
+    var h: Int
+
+    /// Coordinates are clamped to ±2³⁰, which stands for "infinite".
+    static let limit = 1 << 30
+    static let empty = _IRect(x: 0, y: 0, w: 0, h: 0)
+    static let infinite = _IRect(x: -limit, y: -limit, w: 2 * limit, h: 2 * limit)
+
+    init(x: Int, y: Int, w: Int, h: Int) {
+        self.x = x
+        self.y = y
+        self.w = max(0, w)
+        self.h = max(0, h)
+    }
+
+    init(x0: Int, y0: Int, x1: Int, y1: Int) {
+        self.init(x: x0, y: y0, w: x1 - x0, h: y1 - y0)
+    }
+
+    /// The pixels whose centres lie inside `rect` (x + 0.5 ∈ [minX, maxX)); infinite and huge
+    /// rectangles are clamped to ``infinite``.
+    init(covering rect: CGRect) {
+        if rect.isNull || rect.isEmpty {
+            self = .empty
+            return
+        }
+        if rect.isInfinite {
+            self = .infinite
+            return
+        }
+        let r = rect.standardized
+        func edge(_ v: CGFloat) -> Int {
+            let e = (v - 0.5).rounded(.up)
+            if !(e > -CGFloat(_IRect.limit)) { return -_IRect.limit }
+            if !(e < CGFloat(_IRect.limit)) { return _IRect.limit }
+            return Int(e)
+        }
+        self.init(x0: edge(r.minX), y0: edge(r.minY), x1: edge(r.maxX), y1: edge(r.maxY))
+    }
+
+    /// A rectangle for rendering: `rect` made integral after snapping coordinates within 1/1000
+    /// of a whole number (so 1919.9999999 stays 1920).
+    init(integral rect: CGRect) {
+        func snap(_ v: CGFloat) -> CGFloat {
+            let r = v.rounded()
+            return abs(v - r) < 1e-3 ? r : v
+        }
+        let r = rect.standardized
+        let x0 = snap(r.minX).rounded(.down), y0 = snap(r.minY).rounded(.down)
+        let x1 = snap(r.maxX).rounded(.up), y1 = snap(r.maxY).rounded(.up)
+        let lim = CGFloat(_IRect.limit)
+        guard x0 > -lim, y0 > -lim, x1 < lim, y1 < lim else {
+            self = .infinite
+            return
+        }
+        self.init(x0: Int(x0), y0: Int(y0), x1: Int(x1), y1: Int(y1))
+    }
+
+    var maxX: Int { x + w }
+    var maxY: Int { y + h }
+    var isEmpty: Bool { w <= 0 || h <= 0 }
+    var area: Int { w * h }
+    var isInfinite: Bool { x <= -_IRect.limit || y <= -_IRect.limit || maxX >= _IRect.limit || maxY >= _IRect.limit }
+    var cgRect: CGRect { CGRect(x: x, y: y, width: w, height: h) }
+
+    func intersection(_ o: _IRect) -> _IRect {
+        let x0 = max(x, o.x), y0 = max(y, o.y), x1 = min(maxX, o.maxX), y1 = min(maxY, o.maxY)
+        return x1 > x0 && y1 > y0 ? _IRect(x0: x0, y0: y0, x1: x1, y1: y1) : .empty
+    }
+
+    func union(_ o: _IRect) -> _IRect {
+        if isEmpty { return o }
+        if o.isEmpty { return self }
+        return _IRect(x0: min(x, o.x), y0: min(y, o.y), x1: max(maxX, o.maxX), y1: max(maxY, o.maxY))
+    }
+
+    func offsetBy(_ dx: Int, _ dy: Int) -> _IRect {
+        isEmpty ? self : _IRect(x: clampCoordinate(x + dx), y: clampCoordinate(y + dy), w: w, h: h)
+    }
+
+    func insetBy(_ d: Int) -> _IRect {
+        isEmpty ? self : _IRect(x0: clampCoordinate(x + d), y0: clampCoordinate(y + d), x1: clampCoordinate(maxX - d), y1: clampCoordinate(maxY - d))
+    }
+
+    func contains(_ o: _IRect) -> Bool {
+        o.isEmpty || (o.x >= x && o.y >= y && o.maxX <= maxX && o.maxY <= maxY)
+    }
+
+    private func clampCoordinate(_ v: Int) -> Int { min(max(v, -2 * _IRect.limit), 2 * _IRect.limit) }
+
+    var description: String { "(\(x), \(y), \(w)×\(h))" }
+}
+
+/// A materialised float image: premultiplied RGBA over `rect`, rows bottom-up, stride `rect.w`.
+/// Written once while it is made, then only read (which is what makes it Sendable).
+final class _FloatImage: @unchecked Sendable {
+    let rect: _IRect
+    let pixels: UnsafeMutablePointer<_Pixel>
+
+    init(rect: _IRect) {
+        self.rect = rect
+        pixels = .allocate(capacity: max(1, rect.area))
+    }
+
+    deinit { pixels.deallocate() }
+
+    @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<_Pixel> { pixels + (y - rect.y) * rect.w }
+}
+
+/// Per-thread scratch memory, one growable buffer per slot. A plan node owns its slots, so a
+/// buffer is never regrown while a pointer into it is in use.
+final class _EvalContext {
+    private var buffers: [UnsafeMutableRawPointer?]
+    private var capacities: [Int]
+
+    init(slots: Int) {
+        buffers = Array(repeating: nil, count: slots)
+        capacities = Array(repeating: 0, count: slots)
+    }
+
+    deinit { for b in buffers { b?.deallocate() } }
+
+    /// At least `bytes` bytes, 64-byte aligned; the contents are undefined.
+    @inline(__always) func raw(_ slot: Int, bytes: Int) -> UnsafeMutableRawPointer {
+        if capacities[slot] < bytes { grow(slot, bytes) }
+        return buffers[slot]!
+    }
+
+    @inline(__always) func pixels(_ slot: Int, _ count: Int) -> UnsafeMutablePointer<_Pixel> {
+        raw(slot, bytes: max(1, count) * MemoryLayout<_Pixel>.stride).bindMemory(to: _Pixel.self, capacity: max(1, count))
+    }
+
+    private func grow(_ slot: Int, _ bytes: Int) {
+        buffers[slot]?.deallocate()
+        let size = max(bytes, capacities[slot] * 3 / 2, 4096)
+        buffers[slot] = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
+        capacities[slot] = size
+    }
+}
+
+/// Carries a value into `concurrentPerform`; each use argues why sharing it is sound.
+struct _UncheckedSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// A compiled render: the root node and the number of scratch slots its nodes use.
+struct _Plan: Sendable {
+    let root: _PlanNode
+    let slots: Int
+}
+
+/// Runs plans over rectangles, tile by tile, on up to ``PVImaging/ImagingThreads/maximum`` threads.
+enum _Renderer {
+    /// Tile size: 512 × 16 float pixels (128 KB) per intermediate keeps a node's tiles in L2.
+    static let tileWidth = 512
+    static let tileHeight = 16
+
+    /// Renders `rect` and hands each finished tile (bottom-up rows, `stride` pixels apart) to `sink`.
+    /// `sink` is called concurrently for disjoint tiles.
+    static func run(
+        _ plan: _Plan, rect: _IRect, sink: (_ tile: _IRect, _ pixels: UnsafePointer<_Pixel>, _ stride: Int) -> Void
+    ) {
+        guard !rect.isEmpty else { return }
+        let tw = min(rect.w, tileWidth), th = tileHeight
+        let columns = (rect.w + tw - 1) / tw, rows = (rect.h + th - 1) / th
+        let tiles = columns * rows
+        @Sendable func tile(_ i: Int) -> _IRect {
+            let cx = i % columns, cy = i / columns
+            let x = rect.x + cx * tw, y = rect.y + cy * th
+            return _IRect(x0: x, y0: y, x1: min(x + tw, rect.maxX), y1: min(y + th, rect.maxY))
+        }
+        let threads = min(ImagingThreads.maximum, tiles, max(1, rect.area / 65_536))
+        if threads <= 1 {
+            let context = _EvalContext(slots: plan.slots + 1)
+            let buffer = context.pixels(plan.slots, tw * th)
+            for i in 0..<tiles {
+                let t = tile(i)
+                plan.root.render(t, buffer, t.w, context)
+                sink(t, buffer, t.w)
+            }
+            return
+        }
+        let next = Atomic<Int>(0)
+        // Tiles are disjoint and the sink only writes its own tile's destination, so sharing
+        // the (non-Sendable) sink closure between the worker threads is sound.
+        withoutActuallyEscaping(sink) { sink in
+            let shared = _UncheckedSendable(sink)
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                let context = _EvalContext(slots: plan.slots + 1)
+                let buffer = context.pixels(plan.slots, tw * th)
+                while true {
+                    let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                    if i >= tiles { break }
+                    let t = tile(i)
+                    plan.root.render(t, buffer, t.w, context)
+                    shared.value(t, buffer, t.w)
+                }
+            }
+        }
+    }
+
+    /// Renders `rect` of a plan into a new float image.
+    static func materialize(_ plan: _Plan, rect: _IRect) -> _FloatImage {
+        let image = _FloatImage(rect: rect)
+        let shared = _UncheckedSendable(image.pixels)
+        run(plan, rect: rect) { tile, pixels, stride in
+            for j in 0..<tile.h {
+                let destination = shared.value + (tile.y - rect.y + j) * rect.w + (tile.x - rect.x)
+                destination.update(from: pixels + j * stride, count: tile.w)
+            }
+        }
+        return image
+    }
+
+    /// Calls `body` with disjoint ranges covering `0..<count`, on up to the imaging thread count.
+    static func parallelFor(_ count: Int, work: Int, _ body: (Range<Int>) -> Void) {
+        let threads = min(ImagingThreads.maximum, count, max(1, work / 65_536))
+        if threads <= 1 {
+            body(0..<count)
+            return
+        }
+        let chunks = min(count, threads * 4)
+        withoutActuallyEscaping(body) { body in
+            // Each chunk touches disjoint output rows; see the callers.
+            let shared = _UncheckedSendable(body)
+            DispatchQueue.concurrentPerform(iterations: chunks) { c in
+                let lo = count * c / chunks, hi = count * (c + 1) / chunks
+                if lo < hi { shared.value(lo..<hi) }
+            }
+        }
+    }
+}

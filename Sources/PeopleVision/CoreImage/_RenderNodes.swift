@@ -1,0 +1,499 @@
+// The nodes of a compiled render plan. Each renders any rectangle of the working space into
+// a float tile; outside its bounds it is clear (transparent black), as Core Image images are.
+// Nodes are immutable after compilation and shared by the render threads; scratch memory
+// comes from the calling thread's `_EvalContext`.
+import Foundation
+import PVImaging
+
+class _PlanNode: @unchecked Sendable {
+    /// The pixels that may be non-clear.
+    let bounds: _IRect
+
+    init(bounds: _IRect) { self.bounds = bounds }
+
+    /// Clears the part of `r` outside ``bounds`` and returns the part inside with its origin in `out`.
+    @inline(__always)
+    private func clip<T>(_ r: _IRect, _ out: UnsafeMutablePointer<T>, _ stride: Int, _ zero: T) -> (_IRect, UnsafeMutablePointer<T>)? {
+        let inside = r.intersection(bounds)
+        if inside.isEmpty {
+            for j in 0..<r.h { (out + j * stride).update(repeating: zero, count: r.w) }
+            return nil
+        }
+        if inside != r {
+            for j in 0..<r.h {
+                let row = out + j * stride
+                let y = r.y + j
+                if y < inside.y || y >= inside.maxY {
+                    row.update(repeating: zero, count: r.w)
+                } else {
+                    row.update(repeating: zero, count: inside.x - r.x)
+                    (row + (inside.maxX - r.x)).update(repeating: zero, count: r.maxX - inside.maxX)
+                }
+            }
+        }
+        return (inside, out + (inside.y - r.y) * stride + (inside.x - r.x))
+    }
+
+    /// Writes all `r.w × r.h` float pixels of `r` (row j at `out + j·stride`, bottom-up).
+    final func render(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        if let (inside, origin) = clip(r, out, stride, _Pixel.zero) { renderInside(inside, origin, stride, ctx) }
+    }
+
+    /// As ``render(_:_:_:_:)`` in premultiplied RGBA8 words (the 8-bit fast path).
+    final func renderBytes(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
+        if let (inside, origin) = clip(r, out, stride, _Word(0)) { renderBytesInside(inside, origin, stride, ctx) }
+    }
+
+    /// One channel (0…3 = R, G, B, A, premultiplied) as floats.
+    final func renderChannel(_ r: _IRect, _ channel: Int, _ out: UnsafeMutablePointer<Float>, _ stride: Int, _ ctx: _EvalContext) {
+        if let (inside, origin) = clip(r, out, stride, Float(0)) { renderChannelInside(inside, channel, origin, stride, ctx) }
+    }
+
+    /// Renders `r`, which lies inside ``bounds``.
+    func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        preconditionFailure("abstract")
+    }
+
+    /// Default: render in float, then quantise.
+    func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
+        let f = ctx.fallback(r.area)
+        renderInside(r, f, r.w, ctx)
+        for j in 0..<r.h { _quantize(f + j * r.w, out + j * stride, r.w) }
+    }
+
+    /// Default: render in float, then take the channel.
+    func renderChannelInside(_ r: _IRect, _ channel: Int, _ out: UnsafeMutablePointer<Float>, _ stride: Int, _ ctx: _EvalContext) {
+        let f = ctx.fallback(r.area)
+        renderInside(r, f, r.w, ctx)
+        for j in 0..<r.h {
+            let source = f + j * r.w, destination = out + j * stride
+            for k in 0..<r.w { destination[k] = source[k][channel] }
+        }
+    }
+}
+
+/// Nothing: always clear.
+final class _EmptyNode: _PlanNode, @unchecked Sendable {
+    init() { super.init(bounds: .empty) }
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {}
+}
+
+/// One colour everywhere (`CIImage(color:)`).
+final class _ConstantNode: _PlanNode, @unchecked Sendable {
+    let color: _Pixel
+    init(color: _Pixel) {
+        self.color = color
+        super.init(bounds: .infinite)
+    }
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        for j in 0..<r.h { (out + j * stride).update(repeating: color, count: r.w) }
+    }
+}
+
+/// Pixels of a buffer placed at (0, 0): buffer row 0 (top in memory) is working row `height − 1`.
+final class _SourceNode: _PlanNode, @unchecked Sendable {
+    let pixels: PixelBuffer
+    let premultiply: Bool
+    let kind: _SourceKind
+
+    /// `pixels` must not be 4:2:0 (convert first).
+    init(pixels: PixelBuffer, premultiply: Bool) {
+        self.pixels = pixels
+        self.premultiply = premultiply
+        kind = _SourceKind(pixels.format)
+        super.init(bounds: _IRect(x: 0, y: 0, w: pixels.width, h: pixels.height))
+    }
+
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        let height = pixels.height, rowBytes = pixels.bytesPerRow(), bpp = pixels.format.bytesPerPixel
+        let kind = self.kind, premultiply = self.premultiply
+        pixels.withUnsafeBytes { bytes in
+            let base = bytes.baseAddress!
+            for j in 0..<r.h {
+                let sourceRow = height - 1 - (r.y + j)
+                _readSourceRow(kind, base + sourceRow * rowBytes + r.x * bpp, out + j * stride, r.w, premultiply)
+            }
+        }
+    }
+}
+
+/// A materialised float image (blur, Lanczos and high-quality downsampling outputs).
+final class _MaterializedNode: _PlanNode, @unchecked Sendable {
+    let image: _FloatImage
+    init(image: _FloatImage, bounds: _IRect) {
+        self.image = image
+        super.init(bounds: bounds.intersection(image.rect))
+    }
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        for j in 0..<r.h {
+            (out + j * stride).update(from: image.row(r.y + j) + (r.x - image.rect.x), count: r.w)
+        }
+    }
+}
+
+/// The child, limited to narrower bounds (`cropped(to:)`); the clipping is done by `render`.
+final class _CropNode: _PlanNode, @unchecked Sendable {
+    let child: _PlanNode
+    init(child: _PlanNode, bounds: _IRect) {
+        self.child = child
+        super.init(bounds: bounds.intersection(child.bounds))
+    }
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        child.render(r, out, stride, ctx)
+    }
+}
+
+/// The child moved by whole pixels: no resampling.
+final class _TranslateNode: _PlanNode, @unchecked Sendable {
+    let child: _PlanNode
+    let dx: Int
+    let dy: Int
+    init(child: _PlanNode, dx: Int, dy: Int, bounds: _IRect) {
+        self.child = child
+        self.dx = dx
+        self.dy = dy
+        super.init(bounds: bounds.intersection(child.bounds.offsetBy(dx, dy)))
+    }
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        child.render(r.offsetBy(-dx, -dy), out, stride, ctx)
+    }
+}
+
+/// The child's edge pixels repeated forever (`clampedToExtent()`).
+final class _ClampNode: _PlanNode, @unchecked Sendable {
+    let child: _PlanNode
+    let area: _IRect
+    let slot: Int
+    init(child: _PlanNode, area: _IRect, slot: Int) {
+        self.child = child
+        self.area = area
+        self.slot = slot
+        super.init(bounds: area.isEmpty ? .empty : .infinite)
+    }
+
+    /// The part of `area` that clamping `r` reads.
+    static func source(of r: _IRect, in area: _IRect) -> _IRect {
+        func clamp(_ v: Int, _ lo: Int, _ hi: Int) -> Int { min(max(v, lo), hi) }
+        let x0 = clamp(r.x, area.x, area.maxX - 1), x1 = clamp(r.maxX - 1, area.x, area.maxX - 1)
+        let y0 = clamp(r.y, area.y, area.maxY - 1), y1 = clamp(r.maxY - 1, area.y, area.maxY - 1)
+        return _IRect(x0: x0, y0: y0, x1: x1 + 1, y1: y1 + 1)
+    }
+
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        let s = _ClampNode.source(of: r, in: area)
+        if s == r {
+            child.render(r, out, stride, ctx)
+            return
+        }
+        let buffer = ctx.pixels(slot, s.area)
+        child.render(s, buffer, s.w, ctx)
+        // Columns left of, inside and right of the source span.
+        let left = min(max(s.x - r.x, 0), r.w)
+        let right = min(max(r.maxX - s.maxX, 0), r.w - left)
+        let middle = r.w - left - right
+        for j in 0..<r.h {
+            let sy = min(max(r.y + j, s.y), s.maxY - 1) - s.y
+            let source = buffer + sy * s.w
+            let row = out + j * stride
+            if left > 0 { row.update(repeating: source[0], count: left) }
+            if middle > 0 { (row + left).update(from: source + (r.x + left - s.x), count: middle) }
+            if right > 0 { (row + left + middle).update(repeating: source[s.w - 1], count: right) }
+        }
+    }
+}
+
+/// An axis-aligned affine transform (scale and translation), sampled bilinearly.
+///
+/// Output pixel x samples source index `u = ax·(x + 0.5) + bx − 0.5`; similarly for y.
+final class _AxisTransformNode: _PlanNode, @unchecked Sendable {
+    let child: _PlanNode
+    let ax: Double, bx: Double, ay: Double, by: Double
+    let slot: Int
+    let tableSlot: Int
+    let rowSlot: Int
+
+    init(child: _PlanNode, inverse t: CGAffineTransform, bounds: _IRect, slots: (Int, Int, Int)) {
+        self.child = child
+        ax = Double(t.a)
+        bx = Double(t.tx)
+        ay = Double(t.d)
+        by = Double(t.ty)
+        (slot, tableSlot, rowSlot) = slots
+        super.init(bounds: bounds)
+    }
+
+    /// The child pixels read for output rectangle `r`.
+    func sourceRect(_ r: _IRect) -> _IRect {
+        let u0 = ax * (Double(r.x) + 0.5) + bx - 0.5, u1 = ax * (Double(r.maxX - 1) + 0.5) + bx - 0.5
+        let v0 = ay * (Double(r.y) + 0.5) + by - 0.5, v1 = ay * (Double(r.maxY - 1) + 0.5) + by - 0.5
+        return _IRect(
+            x0: _floorInt(min(u0, u1)), y0: _floorInt(min(v0, v1)), x1: _floorInt(max(u0, u1)) + 2,
+            y1: _floorInt(max(v0, v1)) + 2)
+    }
+
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        let s = sourceRect(r)
+        // Strong downscales read many source pixels per output pixel: split the tile.
+        if s.area > max(4 * r.area, 1 << 16), r.h > 1 || r.w > 1 {
+            if r.h > 1 {
+                let half = r.h / 2
+                renderInside(_IRect(x: r.x, y: r.y, w: r.w, h: half), out, stride, ctx)
+                renderInside(_IRect(x: r.x, y: r.y + half, w: r.w, h: r.h - half), out + half * stride, stride, ctx)
+            } else {
+                let half = r.w / 2
+                renderInside(_IRect(x: r.x, y: r.y, w: half, h: 1), out, stride, ctx)
+                renderInside(_IRect(x: r.x + half, y: r.y, w: r.w - half, h: 1), out + half, stride, ctx)
+            }
+            return
+        }
+        let buffer = ctx.pixels(slot, s.area)
+        child.render(s, buffer, s.w, ctx)
+        let table = ctx.raw(tableSlot, bytes: r.w * 8)
+        let index = table.bindMemory(to: Int32.self, capacity: 2 * r.w)
+        let weight = (table + r.w * 4).bindMemory(to: Float.self, capacity: r.w)
+        var integral = true
+        for k in 0..<r.w {
+            let u = ax * (Double(r.x + k) + 0.5) + bx - 0.5
+            let i0 = u.rounded(.down)
+            index[k] = Int32(Int(i0) - s.x)
+            weight[k] = Float(u - i0)
+            if weight[k] != 0 { integral = false }
+        }
+        let temp = ctx.pixels(rowSlot, s.w)
+        for j in 0..<r.h {
+            let v = ay * (Double(r.y + j) + 0.5) + by - 0.5
+            let j0 = v.rounded(.down)
+            let fy = Float(v - j0)
+            let row0 = buffer + (Int(j0) - s.y) * s.w
+            let source: UnsafeMutablePointer<_Pixel>
+            if fy == 0 {
+                source = row0
+            } else {
+                let row1 = row0 + s.w
+                for k in 0..<s.w { temp[k] = row0[k] + (row1[k] - row0[k]) * fy }
+                source = temp
+            }
+            let o = out + j * stride
+            if integral {
+                for k in 0..<r.w { o[k] = source[Int(index[k])] }
+            } else {
+                for k in 0..<r.w {
+                    let i = Int(index[k])
+                    let a = source[i], b = source[i &+ 1]
+                    o[k] = a + (b - a) * weight[k]
+                }
+            }
+        }
+    }
+}
+
+/// Any other affine transform (rotation, shear, orientation), sampled bilinearly.
+final class _AffineTransformNode: _PlanNode, @unchecked Sendable {
+    let child: _PlanNode
+    let inverse: CGAffineTransform
+    let slot: Int
+
+    init(child: _PlanNode, inverse: CGAffineTransform, bounds: _IRect, slot: Int) {
+        self.child = child
+        self.inverse = inverse
+        self.slot = slot
+        super.init(bounds: bounds)
+    }
+
+    func sourceRect(_ r: _IRect) -> _IRect {
+        let box = CGRect(x: r.x, y: r.y, width: r.w, height: r.h).applying(inverse)
+        return _IRect(
+            x0: _floorInt(Double(box.minX) - 0.5), y0: _floorInt(Double(box.minY) - 0.5),
+            x1: _floorInt(Double(box.maxX) - 0.5) + 2, y1: _floorInt(Double(box.maxY) - 0.5) + 2)
+    }
+
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        let s = sourceRect(r)
+        if s.area > max(4 * r.area, 1 << 16), r.h > 1 || r.w > 1 {
+            if r.h > 1 {
+                let half = r.h / 2
+                renderInside(_IRect(x: r.x, y: r.y, w: r.w, h: half), out, stride, ctx)
+                renderInside(_IRect(x: r.x, y: r.y + half, w: r.w, h: r.h - half), out + half * stride, stride, ctx)
+            } else {
+                let half = r.w / 2
+                renderInside(_IRect(x: r.x, y: r.y, w: half, h: 1), out, stride, ctx)
+                renderInside(_IRect(x: r.x + half, y: r.y, w: r.w - half, h: 1), out + half, stride, ctx)
+            }
+            return
+        }
+        let buffer = ctx.pixels(slot, s.area)
+        child.render(s, buffer, s.w, ctx)
+        let m = inverse
+        let a = Double(m.a), b = Double(m.b), c = Double(m.c), d = Double(m.d)
+        let tx = Double(m.tx) - 0.5 - Double(s.x), ty = Double(m.ty) - 0.5 - Double(s.y)
+        let sw = s.w, sh = s.h
+        @inline(__always) func fetch(_ i: Int, _ j: Int) -> _Pixel {
+            i >= 0 && i < sw && j >= 0 && j < sh ? buffer[j &* sw &+ i] : .zero
+        }
+        for j in 0..<r.h {
+            let Y = Double(r.y + j) + 0.5
+            let o = out + j * stride
+            for k in 0..<r.w {
+                let X = Double(r.x + k) + 0.5
+                let u = a * X + c * Y + tx, v = b * X + d * Y + ty
+                let u0 = u.rounded(.down), v0 = v.rounded(.down)
+                let fx = Float(u - u0), fy = Float(v - v0)
+                let i = Int(u0), jj = Int(v0)
+                let p00 = fetch(i, jj), p10 = fetch(i &+ 1, jj), p01 = fetch(i, jj &+ 1), p11 = fetch(i &+ 1, jj &+ 1)
+                let bottom = p00 + (p10 - p00) * fx
+                let top = p01 + (p11 - p01) * fx
+                o[k] = bottom + (top - bottom) * fy
+            }
+        }
+    }
+}
+
+/// `CISourceOverCompositing`: `fg + bg·(1 − fg.a)`.
+final class _CompositeNode: _PlanNode, @unchecked Sendable {
+    let foreground: _PlanNode
+    let background: _PlanNode
+    let slot: Int
+    init(foreground: _PlanNode, background: _PlanNode, bounds: _IRect, slot: Int) {
+        self.foreground = foreground
+        self.background = background
+        self.slot = slot
+        super.init(bounds: bounds.intersection(foreground.bounds.union(background.bounds)))
+    }
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        foreground.render(r, out, stride, ctx)
+        if r.intersection(background.bounds).isEmpty { return }
+        let b = ctx.pixels(slot, r.area)
+        background.render(r, b, r.w, ctx)
+        for j in 0..<r.h {
+            let o = out + j * stride, bg = b + j * r.w
+            for k in 0..<r.w {
+                let f = o[k]
+                o[k] = f + bg[k] * (1 - f[3])
+            }
+        }
+    }
+}
+
+/// `CIBlendWith…Mask`: `bg + m·(fg − bg)` with `m` one channel of the mask.
+final class _BlendNode: _PlanNode, @unchecked Sendable {
+    let foreground: _PlanNode
+    let background: _PlanNode
+    let mask: _PlanNode
+    let channel: Int
+    let backgroundSlot: Int
+    let maskSlot: Int
+
+    init(
+        foreground: _PlanNode, background: _PlanNode, mask: _PlanNode, channel: Int, bounds: _IRect, slots: (Int, Int)
+    ) {
+        self.foreground = foreground
+        self.background = background
+        self.mask = mask
+        self.channel = channel
+        (backgroundSlot, maskSlot) = slots
+        super.init(bounds: bounds.intersection(foreground.bounds.union(background.bounds)))
+    }
+
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        if r.intersection(mask.bounds).isEmpty {
+            // The mask is 0 everywhere here: only the background shows.
+            background.render(r, out, stride, ctx)
+            return
+        }
+        foreground.render(r, out, stride, ctx)
+        let b = ctx.pixels(backgroundSlot, r.area)
+        background.render(r, b, r.w, ctx)
+        let m = ctx.pixels(maskSlot, r.area)
+        mask.render(r, m, r.w, ctx)
+        let c = channel
+        for j in 0..<r.h {
+            let o = out + j * stride, bg = b + j * r.w, mk = m + j * r.w
+            switch c {
+            case 0: for k in 0..<r.w { o[k] = bg[k] + (o[k] - bg[k]) * mk[k][0] }
+            case 1: for k in 0..<r.w { o[k] = bg[k] + (o[k] - bg[k]) * mk[k][1] }
+            case 2: for k in 0..<r.w { o[k] = bg[k] + (o[k] - bg[k]) * mk[k][2] }
+            default: for k in 0..<r.w { o[k] = bg[k] + (o[k] - bg[k]) * mk[k][3] }
+            }
+        }
+    }
+}
+
+/// Per-pixel colour operations.
+enum _PointOperation: Sendable {
+    /// `CIMaximumComponent`: grey = max(r, g, b), alpha kept.
+    case maximumComponent
+    /// `CIGammaAdjust`: unpremultiplied colour `sign(c)·|c|^power`, alpha kept.
+    case gamma(Float)
+    /// `CIColorMatrix` on unpremultiplied RGBA: `(r·R, r·G, r·B, r·A) + bias`.
+    case colorMatrix(r: SIMD4<Float>, g: SIMD4<Float>, b: SIMD4<Float>, a: SIMD4<Float>, bias: SIMD4<Float>)
+}
+
+final class _PointNode: _PlanNode, @unchecked Sendable {
+    let child: _PlanNode
+    let operation: _PointOperation
+
+    init(child: _PlanNode, operation: _PointOperation, bounds: _IRect) {
+        self.child = child
+        self.operation = operation
+        super.init(bounds: bounds)
+    }
+
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        child.render(r, out, stride, ctx)
+        switch operation {
+        case .maximumComponent:
+            for j in 0..<r.h {
+                let o = out + j * stride
+                for k in 0..<r.w {
+                    let p = o[k]
+                    let m = max(p[0], max(p[1], p[2]))
+                    o[k] = SIMD4(m, m, m, p[3])
+                }
+            }
+        case .gamma(let power):
+            for j in 0..<r.h {
+                let o = out + j * stride
+                for k in 0..<r.w {
+                    let p = o[k]
+                    let a = p[3]
+                    guard a > 0 else { continue }
+                    let inv = 1 / a
+                    o[k] = SIMD4(
+                        _signedPow(p[0] * inv, power) * a, _signedPow(p[1] * inv, power) * a,
+                        _signedPow(p[2] * inv, power) * a, a)
+                }
+            }
+        case .colorMatrix(let rv, let gv, let bv, let av, let bias):
+            // Output channel i is dot(vector_i, input): accumulate the matrix's columns.
+            let c0 = SIMD4(rv[0], gv[0], bv[0], av[0]), c1 = SIMD4(rv[1], gv[1], bv[1], av[1])
+            let c2 = SIMD4(rv[2], gv[2], bv[2], av[2]), c3 = SIMD4(rv[3], gv[3], bv[3], av[3])
+            for j in 0..<r.h {
+                let o = out + j * stride
+                for k in 0..<r.w {
+                    let p = o[k]
+                    let a = p[3]
+                    let u = a > 0 ? SIMD4(p[0] / a, p[1] / a, p[2] / a, a) : .zero
+                    var q: _Pixel = bias
+                    q += c0 * u[0]
+                    q += c1 * u[1]
+                    q += c2 * u[2]
+                    q += c3 * u[3]
+                    let qa = q[3]
+                    q *= SIMD4(qa, qa, qa, 1)
+                    o[k] = q
+                }
+            }
+        }
+    }
+}
+
+@inline(__always) func _floorInt(_ v: Double) -> Int {
+    let f = v.rounded(.down)
+    if !(f > -Double(1 << 40)) { return -(1 << 40) }
+    if !(f < Double(1 << 40)) { return 1 << 40 }
+    return Int(f)
+}
+
+@inline(__always) func _signedPow(_ v: Float, _ p: Float) -> Float {
+    v >= 0 ? Foundation.pow(v, p) : -Foundation.pow(-v, p)
+}

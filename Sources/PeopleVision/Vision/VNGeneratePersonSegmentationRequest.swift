@@ -1,0 +1,129 @@
+import Foundation
+import PVImaging
+import PVPerception
+import Synchronization
+
+/// Produces a matte of the people in an image, as Apple's `VNGeneratePersonSegmentationRequest` (revision 1).
+///
+/// The result is one ``VNPixelBufferObservation`` whose one-component buffer holds 1 (255) on people and
+/// 0 on the background, soft at the edges. Like Apple's, the mask of the `fast` and `balanced` levels is
+/// at the network's resolution, not the image's: scale it to the image extent before compositing.
+///
+/// | level | mask | how |
+/// |---|---|---|
+/// | `.fast` | 256×144 (144×256 for portrait images) | MediaPipe's landscape selfie model |
+/// | `.balanced` | 256×256 | MediaPipe's general selfie model |
+/// | `.accurate` (default) | the image's size | the landscape model, upsampled along the image's edges by a colour guided filter |
+///
+/// The request is stateful: reused on consecutive frames of the same size (a ``VNSequenceRequestHandler``
+/// with the same request object), it smooths the mask over time, weighting the previous mask where the
+/// new one is uncertain.
+///
+/// ```swift
+/// let request = VNGeneratePersonSegmentationRequest()
+/// request.qualityLevel = .balanced
+/// request.outputPixelFormat = kCVPixelFormatType_OneComponent8
+/// try VNImageRequestHandler(url: url).perform([request])
+/// let mask = request.results?.first?.pixelBuffer
+/// ```
+public final class VNGeneratePersonSegmentationRequest: VNStatefulRequest, @unchecked Sendable {
+    /// Speed versus quality, as Apple's `VNGeneratePersonSegmentationRequest.QualityLevel`.
+    public enum QualityLevel: UInt, Sendable {
+        case accurate = 0
+        case balanced = 1
+        case fast = 2
+    }
+
+    private struct Settings {
+        var quality: QualityLevel = .accurate
+        var format: OSType = kCVPixelFormatType_OneComponent8
+        var previous: PixelBuffer?
+    }
+    private let settings = Mutex(Settings())
+
+    /// Speed versus quality. Default `.accurate`.
+    public var qualityLevel: QualityLevel {
+        get { settings.withLock { $0.quality } }
+        set { settings.withLock { $0.quality = newValue; $0.previous = nil } }
+    }
+
+    /// The mask's pixel format: `kCVPixelFormatType_OneComponent8` (default, 0–255),
+    /// `kCVPixelFormatType_OneComponent16Half` or `kCVPixelFormatType_OneComponent32Float` (0–1).
+    /// Any other value makes `perform` fail with ``VNErrorCode/invalidOption``.
+    public var outputPixelFormat: OSType {
+        get { settings.withLock { $0.format } }
+        set { settings.withLock { $0.format = newValue } }
+    }
+
+    /// The formats ``outputPixelFormat`` accepts.
+    public func supportedOutputPixelFormats() throws -> [NSNumber] {
+        Self.formats.map { NSNumber(value: $0) }
+    }
+
+    /// The mask: one observation.
+    public var results: [VNPixelBufferObservation]? { storedResults as? [VNPixelBufferObservation] }
+
+    public override class var supportedRevisions: IndexSet { IndexSet(integer: VNGeneratePersonSegmentationRequestRevision1) }
+
+    /// The stateful initializer Apple hides on this request; use `init()` or `init(completionHandler:)`.
+    @available(*, unavailable, message: "use init() or init(completionHandler:)")
+    public override init(frameAnalysisSpacing: CMTime, completionHandler: VNRequestCompletionHandler? = nil) {
+        fatalError("unavailable")
+    }
+
+    public override init(completionHandler: VNRequestCompletionHandler? = nil) {
+        super.init(completionHandler: completionHandler)
+    }
+
+    static let formats: [OSType] = [
+        kCVPixelFormatType_OneComponent8, kCVPixelFormatType_OneComponent16Half, kCVPixelFormatType_OneComponent32Float,
+    ]
+
+    override func validate() throws {
+        try super.validate()
+        let format = outputPixelFormat
+        guard Self.formats.contains(format) else {
+            throw VNError(.invalidOption, "outputPixelFormat \(fourCC(format)) is not supported; use OneComponent8, OneComponent16Half or OneComponent32Float")
+        }
+    }
+
+    override func process(_ image: VNImageContext) throws -> [VNObservation] {
+        let (quality, format) = settings.withLock { ($0.quality, $0.format) }
+        let region = try image.region(regionOfInterest)
+        var mask = try SegmenterCache.segmenter(for: quality).segment(region)
+        let previous = settings.withLock { $0.previous }
+        if let previous, previous.width == mask.width, previous.height == mask.height {
+            try TemporalMaskSmoothing.apply(to: &mask, previous: previous, ratio: quality == .fast ? 0.7 : 0.5)
+        }
+        settings.withLock { $0.previous = mask }
+        let layout = PixelFormat(rawValue: format)!
+        let output = layout == .oneComponent32Float ? mask : try mask.converted(to: layout)
+        return [VNPixelBufferObservation(pixelBuffer: CVPixelBuffer(output), requestRevision: revision)]
+    }
+}
+
+/// Revision 1 of the person-segmentation request.
+public let VNGeneratePersonSegmentationRequestRevision1: Int = 1
+
+/// One segmenter per level per process (models load once; segmenters are thread-safe).
+enum SegmenterCache {
+    private static let cache = Mutex<[SegmentationQuality: PersonSegmenter]>([:])
+
+    static func segmenter(for level: VNGeneratePersonSegmentationRequest.QualityLevel) throws -> PersonSegmenter {
+        let quality = SegmentationQuality(rawValue: Int(level.rawValue))!
+        if let s = cache.withLock({ $0[quality] }) { return s }
+        let s = try PersonSegmenter(quality: quality)
+        return cache.withLock { c in
+            if let raced = c[quality] { return raced }
+            c[quality] = s
+            return s
+        }
+    }
+}
+
+/// A four-character code as text, for messages.
+func fourCC(_ code: OSType) -> String {
+    let bytes = [24, 16, 8, 0].map { UInt8((code >> $0) & 0xFF) }
+    if bytes.allSatisfy({ $0 >= 32 && $0 < 127 }) { return "'" + String(decoding: bytes, as: UTF8.self) + "'" }
+    return "\(code)"
+}

@@ -1,0 +1,230 @@
+import Foundation
+import PVImaging
+import Synchronization
+
+/// Options for an image request handler, as Apple's `VNImageOption`.
+public struct VNImageOption: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    /// Image-source properties (EXIF and similar).
+    public static let properties = VNImageOption(rawValue: "VNImageOptionProperties")
+    /// Camera intrinsics (a 3×3 matrix, pixels, principal point from the top-left).
+    public static let cameraIntrinsics = VNImageOption(rawValue: "VNImageOptionCameraIntrinsics")
+    /// A `CIContext` for the handler's Core Image work.
+    public static let ciContext = VNImageOption(rawValue: "VNImageOptionCIContext")
+}
+
+/// The upright image a request analyses, decoded once per handler and shared by its requests.
+final class VNImageContext: @unchecked Sendable {
+    /// The whole upright image.
+    let image: PixelBuffer
+    /// Options given to the handler.
+    let options: [VNImageOption: Any]
+    /// Identifies the handler (instance masks need the same handler again).
+    let handlerID: ObjectIdentifier
+
+    init(image: PixelBuffer, options: [VNImageOption: Any], handlerID: ObjectIdentifier) {
+        self.image = image
+        self.options = options
+        self.handlerID = handlerID
+    }
+
+    /// The region of interest in pixels (top-left origin), from a normalized lower-left rect.
+    func pixelRect(for roi: CGRect) -> (x: Int, y: Int, width: Int, height: Int) {
+        let W = Double(image.width), H = Double(image.height)
+        let x0 = Int((Double(roi.minX) * W).rounded()), x1 = Int((Double(roi.maxX) * W).rounded())
+        let top = Int(((1 - Double(roi.maxY)) * H).rounded()), bottom = Int(((1 - Double(roi.minY)) * H).rounded())
+        let x = max(0, min(image.width - 1, x0)), y = max(0, min(image.height - 1, top))
+        return (x, y, max(1, min(image.width, x1) - x), max(1, min(image.height, bottom) - y))
+    }
+
+    /// The image cropped to a request's region of interest (the image itself when it covers everything).
+    func region(_ roi: CGRect) throws -> PixelBuffer {
+        let r = pixelRect(for: roi)
+        if r.x == 0, r.y == 0, r.width == image.width, r.height == image.height { return image }
+        return try image.cropped(x: r.x, y: r.y, width: r.width, height: r.height)
+    }
+}
+
+/// Performs requests on one image, as Apple's `VNImageRequestHandler`.
+///
+/// The image is decoded (and turned upright) once, on the first `perform`, and shared by every request.
+/// `perform(_:)` is synchronous: when it returns, every request has finished or failed and the
+/// completion handlers have run. Handlers are independent: many may perform at once on different threads.
+///
+/// ```swift
+/// let request = VNGeneratePersonSegmentationRequest()
+/// try VNImageRequestHandler(url: photoURL).perform([request])
+/// let mask = request.results?.first?.pixelBuffer
+/// ```
+public final class VNImageRequestHandler: @unchecked Sendable {
+    private enum Source {
+        case url(URL)
+        case data(Data)
+        case pixels(PixelBuffer)
+        case ciImage(CIImage)
+    }
+
+    private let source: Source
+    /// nil: use the file's own EXIF orientation (URL and data sources).
+    private let orientation: CGImagePropertyOrientation?
+    private let options: [VNImageOption: Any]
+    private let prepared = Mutex<VNImageContext?>(nil)
+
+    private init(source: Source, orientation: CGImagePropertyOrientation?, options: [VNImageOption: Any]) {
+        self.source = source
+        self.orientation = orientation
+        self.options = options
+    }
+
+    /// An image file (JPEG, PNG, HEIC, WebP); its EXIF orientation is honoured.
+    public convenience init(url imageURL: URL, options: [VNImageOption: Any] = [:]) {
+        self.init(source: .url(imageURL), orientation: nil, options: options)
+    }
+
+    /// An image file whose stored pixels have the given orientation.
+    public convenience init(url imageURL: URL, orientation: CGImagePropertyOrientation, options: [VNImageOption: Any] = [:]) {
+        self.init(source: .url(imageURL), orientation: orientation, options: options)
+    }
+
+    /// Encoded image data (JPEG, PNG, HEIC, WebP); its EXIF orientation is honoured.
+    public convenience init(data imageData: Data, options: [VNImageOption: Any] = [:]) {
+        self.init(source: .data(imageData), orientation: nil, options: options)
+    }
+
+    /// Encoded image data whose stored pixels have the given orientation.
+    public convenience init(data imageData: Data, orientation: CGImagePropertyOrientation, options: [VNImageOption: Any] = [:]) {
+        self.init(source: .data(imageData), orientation: orientation, options: options)
+    }
+
+    /// A `CGImage`.
+    public convenience init(cgImage image: CGImage, options: [VNImageOption: Any] = [:]) {
+        self.init(source: .pixels(image.buffer), orientation: .up, options: options)
+    }
+
+    /// A `CGImage` whose pixels have the given orientation.
+    public convenience init(cgImage image: CGImage, orientation: CGImagePropertyOrientation, options: [VNImageOption: Any] = [:]) {
+        self.init(source: .pixels(image.buffer), orientation: orientation, options: options)
+    }
+
+    /// A `CVPixelBuffer` (any supported format: 32BGRA, 32ARGB, 32RGBA, 24RGB, 420 bi-planar, one-component).
+    public convenience init(cvPixelBuffer pixelBuffer: CVPixelBuffer, options: [VNImageOption: Any] = [:]) {
+        self.init(source: .pixels(pixelBuffer.pixelBuffer), orientation: .up, options: options)
+    }
+
+    /// A `CVPixelBuffer` whose pixels have the given orientation.
+    public convenience init(
+        cvPixelBuffer pixelBuffer: CVPixelBuffer, orientation: CGImagePropertyOrientation, options: [VNImageOption: Any] = [:]
+    ) {
+        self.init(source: .pixels(pixelBuffer.pixelBuffer), orientation: orientation, options: options)
+    }
+
+    /// A `CIImage` (rendered once, over its extent, which must be finite).
+    public convenience init(ciImage image: CIImage, options: [VNImageOption: Any] = [:]) {
+        self.init(source: .ciImage(image), orientation: .up, options: options)
+    }
+
+    /// A `CIImage` whose pixels have the given orientation.
+    public convenience init(ciImage image: CIImage, orientation: CGImagePropertyOrientation, options: [VNImageOption: Any] = [:]) {
+        self.init(source: .ciImage(image), orientation: orientation, options: options)
+    }
+
+    /// Performs `requests` on the image, in order.
+    ///
+    /// Every request runs even when an earlier one fails; each request's completion handler receives its own
+    /// outcome. Throws the first failure, an `NSError` in ``VNErrorDomain``.
+    public func perform(_ requests: [VNRequest]) throws {
+        let context: VNImageContext
+        do {
+            context = try prepare()
+        } catch {
+            let e = VNRequest.visionError(error)
+            for r in requests { r.completionHandler?(r, e) }
+            throw e
+        }
+        var first: Error?
+        for r in requests {
+            do { try r.run(on: context) } catch { if first == nil { first = error } }
+        }
+        if let first { throw first }
+    }
+
+    /// The size of the upright image the requests see (decodes it if no request ran yet).
+    package func imageSize() throws -> (width: Int, height: Int) {
+        let c = try prepare()
+        return (c.image.width, c.image.height)
+    }
+
+    /// The upright image, decoded on first use.
+    func prepare() throws -> VNImageContext {
+        if let c = prepared.withLock({ $0 }) { return c }
+        let image = try VNImageRequestHandler.load(source, orientation: orientation)
+        let context = VNImageContext(image: image, options: options, handlerID: ObjectIdentifier(self))
+        prepared.withLock { $0 = context }
+        return context
+    }
+
+    private static func load(_ source: Source, orientation: CGImagePropertyOrientation?) throws -> PixelBuffer {
+        var pixels: PixelBuffer
+        switch source {
+        case .url(let url):
+            guard FileManager.default.isReadableFile(atPath: url.path) else {
+                throw VNError(.invalidImage, "cannot read the image file \(url.path)")
+            }
+            var options = ImageDecoder.Options()
+            options.applyOrientation = orientation == nil
+            pixels = try ImageDecoder.decode(contentsOf: url, options: options).pixels
+        case .data(let data):
+            var options = ImageDecoder.Options()
+            options.applyOrientation = orientation == nil
+            pixels = try ImageDecoder.decode(data: data, options: options).pixels
+        case .pixels(let p):
+            pixels = p
+        case .ciImage(let image):
+            pixels = try image.renderForVision()
+        }
+        if let orientation, orientation != .up {
+            pixels = try pixels.applying(orientation.imaging)
+        }
+        return pixels
+    }
+}
+
+/// Performs requests on a stream of images, as Apple's `VNSequenceRequestHandler`.
+///
+/// Stateful requests (person segmentation) performed on consecutive frames through the same requests keep
+/// their state in the request objects, so the same requests should be reused frame after frame.
+public final class VNSequenceRequestHandler: @unchecked Sendable {
+    public init() {}
+
+    public func perform(_ requests: [VNRequest], on image: CGImage) throws {
+        try VNImageRequestHandler(cgImage: image).perform(requests)
+    }
+    public func perform(_ requests: [VNRequest], on image: CGImage, orientation: CGImagePropertyOrientation) throws {
+        try VNImageRequestHandler(cgImage: image, orientation: orientation).perform(requests)
+    }
+    public func perform(_ requests: [VNRequest], on image: CIImage) throws {
+        try VNImageRequestHandler(ciImage: image).perform(requests)
+    }
+    public func perform(_ requests: [VNRequest], on image: CIImage, orientation: CGImagePropertyOrientation) throws {
+        try VNImageRequestHandler(ciImage: image, orientation: orientation).perform(requests)
+    }
+    public func perform(_ requests: [VNRequest], on pixelBuffer: CVPixelBuffer) throws {
+        try VNImageRequestHandler(cvPixelBuffer: pixelBuffer).perform(requests)
+    }
+    public func perform(_ requests: [VNRequest], on pixelBuffer: CVPixelBuffer, orientation: CGImagePropertyOrientation) throws {
+        try VNImageRequestHandler(cvPixelBuffer: pixelBuffer, orientation: orientation).perform(requests)
+    }
+    public func perform(_ requests: [VNRequest], onImageData imageData: Data) throws {
+        try VNImageRequestHandler(data: imageData).perform(requests)
+    }
+    public func perform(_ requests: [VNRequest], onImageData imageData: Data, orientation: CGImagePropertyOrientation) throws {
+        try VNImageRequestHandler(data: imageData, orientation: orientation).perform(requests)
+    }
+    public func perform(_ requests: [VNRequest], onImageURL imageURL: URL) throws {
+        try VNImageRequestHandler(url: imageURL).perform(requests)
+    }
+    public func perform(_ requests: [VNRequest], onImageURL imageURL: URL, orientation: CGImagePropertyOrientation) throws {
+        try VNImageRequestHandler(url: imageURL, orientation: orientation).perform(requests)
+    }
+}

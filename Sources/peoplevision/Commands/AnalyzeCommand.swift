@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import PeopleVision
+import PVImaging
+
+/// `peoplevision analyze IMAGE…`: every requested analysis in one pass per image, as JSON (normalized
+/// coordinates, lower-left origin, Vision's names) plus mask PNGs.
+struct AnalyzeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "analyze",
+        abstract: "Run the requested analyses on images and write JSON (and mask PNGs).",
+        discussion: """
+            Output follows the evaluation harness's prediction format: one JSON per image with normalized \
+            coordinates (lower-left origin) and Vision's names, masks as 8-bit PNGs beside it. \
+            With --manifest, read JSON lines {"image": PATH, "out": JSON_PATH} instead of image arguments.
+            """)
+
+    enum Analysis: String, CaseIterable, ExpressibleByArgument {
+        case segmentation
+    }
+
+    @Argument(help: "Images to analyse.") var images: [String] = []
+    @Option(help: "Comma-separated analyses: \(Analysis.allCases.map(\.rawValue).joined(separator: ",")).")
+    var requests: String = Analysis.allCases.map(\.rawValue).joined(separator: ",")
+    @Option(help: "Folder for the JSON files, or - for standard output (one JSON per line).") var json: String?
+    @Option(help: "JSON-lines manifest of {\"image\", \"out\"} pairs.") var manifest: String?
+    @Option(help: "Person-segmentation level: fast, balanced or accurate.") var quality: QualityOption = .accurate
+    @Flag(help: "Ignore EXIF orientation (analyse the pixels as stored).") var ignoreOrientation = false
+
+    var analyses: [Analysis] {
+        get throws {
+            try requests.split(separator: ",").map { name in
+                guard let a = Analysis(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                    throw ValidationError("unknown analysis '\(name)'; available: \(Analysis.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return a
+            }
+        }
+    }
+
+    func validate() throws {
+        _ = try analyses
+        guard manifest != nil || !images.isEmpty else { throw ValidationError("give images or --manifest") }
+    }
+
+    func run() throws {
+        var jobs: [(image: URL, out: URL?)] = []
+        if let manifest {
+            let text = try String(contentsOfFile: manifest, encoding: .utf8)
+            for line in text.split(separator: "\n") where !line.isEmpty {
+                guard let obj = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String],
+                    let image = obj["image"], let out = obj["out"]
+                else { throw ValidationError("bad manifest line: \(line)") }
+                jobs.append((URL(fileURLWithPath: image), URL(fileURLWithPath: out)))
+            }
+        } else {
+            for path in images {
+                let url = URL(fileURLWithPath: path)
+                let out = json.flatMap { $0 == "-" ? nil : URL(fileURLWithPath: $0).appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".json") }
+                jobs.append((url, out))
+            }
+        }
+        let selected = try analyses
+        var failures = 0
+        for (k, job) in jobs.enumerated() {
+            FileHandle.standardError.write(Data("analyze: [\(k + 1)/\(jobs.count)] \(job.image.lastPathComponent)\n".utf8))
+            do {
+                let record = try analyze(job.image, selected, out: job.out)
+                let data = try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
+                if let out = job.out {
+                    try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try writeAtomically(data, to: out)
+                } else if json == "-" || json == nil {
+                    print(String(decoding: data, as: UTF8.self))
+                }
+            } catch {
+                failures += 1
+                FileHandle.standardError.write(Data("analyze: \(job.image.path): \(error)\n".utf8))
+            }
+        }
+        if failures > 0 { throw ExitCode(1) }
+    }
+
+    /// Runs the analyses on one image and returns its prediction record.
+    func analyze(_ url: URL, _ selected: [Analysis], out: URL?) throws -> [String: Any] {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let handler = ignoreOrientation ? VNImageRequestHandler(url: url, orientation: .up) : VNImageRequestHandler(url: url)
+        var requests: [VNRequest] = []
+        let segmentation = VNGeneratePersonSegmentationRequest()
+        segmentation.qualityLevel = quality.level
+        if selected.contains(.segmentation) { requests.append(segmentation) }
+        try handler.perform(requests)
+        let size = try handler.imageSize()
+        var record: [String: Any] = ["image": url.lastPathComponent, "width": size.width, "height": size.height]
+
+        if selected.contains(.segmentation), let mask = segmentation.results?.first?.pixelBuffer {
+            let stem = url.deletingPathExtension().lastPathComponent
+            if let out {
+                let name = out.deletingPathExtension().lastPathComponent + ".seg.png"
+                try ImageEncoder.write(mask.pixelBuffer, to: out.deletingLastPathComponent().appendingPathComponent(name), as: .png)
+                record["segmentation"] = name
+            } else {
+                record["segmentation"] = "\(stem).seg.png (not written without --json DIR)"
+            }
+        }
+        record["elapsed_ms"] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        return record
+    }
+}

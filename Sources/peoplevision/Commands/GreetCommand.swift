@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import PeopleVision
+
+/// `peoplevision greet IMAGE --background …`: the photo greeting — the people of one image over a new background.
+struct GreetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "greet",
+        abstract: "Put the people of an image in front of a new background (an image, a colour, or the image blurred).",
+        discussion: "Built exactly like Apple's sample: a person-segmentation request, then Core Image's blendWithRedMask.")
+
+    @Argument(help: "The photo with people.") var image: String
+    @Option(help: "A background image, a colour #RRGGBB, or 'blur'.") var background: String
+    @Option(name: .shortAndLong, help: "Output image (.jpg, .png or .heic).") var output: String
+    @Option(help: "fast, balanced or accurate.") var quality: QualityOption = .accurate
+
+    func validate() throws {
+        _ = try OutputKind(url: URL(fileURLWithPath: output))
+        if background.hasPrefix("#") && parseColor(background) == nil {
+            throw ValidationError("background colour '\(background)' is not #RRGGBB")
+        }
+    }
+
+    func run() throws {
+        let (url, photo) = try loadImage(image)
+        let request = VNGeneratePersonSegmentationRequest()
+        request.qualityLevel = quality.level
+        request.outputPixelFormat = kCVPixelFormatType_OneComponent8
+        try VNImageRequestHandler(url: url).perform([request])
+        guard let maskBuffer = request.results?.first?.pixelBuffer else { throw ValidationError("no mask was produced") }
+        let mask = CIImage(cvPixelBuffer: maskBuffer)
+
+        let backdrop: CIImage
+        if background == "blur" {
+            backdrop = photo.clampedToExtent().applyingGaussianBlur(sigma: max(photo.extent.width, photo.extent.height) / 60)
+                .cropped(to: photo.extent)
+        } else if let color = parseColor(background) {
+            backdrop = CIImage(color: color).cropped(to: photo.extent)
+        } else {
+            let scene = try loadImage(background).image
+            backdrop = scene.transformed(by: __CGAffineTransformMake(
+                photo.extent.width / scene.extent.width, 0, 0, photo.extent.height / scene.extent.height, 0, 0))
+        }
+        let scaledMask = mask.transformed(by: __CGAffineTransformMake(
+            photo.extent.width / mask.extent.width, 0, 0, photo.extent.height / mask.extent.height, 0, 0))
+        let blend = CIFilter.blendWithRedMask()
+        blend.inputImage = photo
+        blend.backgroundImage = backdrop
+        blend.maskImage = scaledMask
+        guard let composite = blend.outputImage else { throw ValidationError("the blend produced no image") }
+        try write(composite.cropped(to: photo.extent), to: URL(fileURLWithPath: output))
+        print("\(output): \(Int(photo.extent.width))×\(Int(photo.extent.height)), \(quality.rawValue) mask")
+    }
+
+    private func parseColor(_ text: String) -> CIColor? { PeopleVisionCLI.parseColor(text) }
+}
+
+enum PeopleVisionCLI {
+    /// `#RRGGBB` → a colour.
+    static func parseColor(_ text: String) -> CIColor? {
+        guard text.hasPrefix("#"), text.count == 7, let v = UInt32(text.dropFirst(), radix: 16) else { return nil }
+        return CIColor(red: CGFloat((v >> 16) & 0xFF) / 255, green: CGFloat((v >> 8) & 0xFF) / 255, blue: CGFloat(v & 0xFF) / 255)
+    }
+}

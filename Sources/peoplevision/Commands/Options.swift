@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import PeopleVision
+
+/// `--quality fast|balanced|accurate`.
+enum QualityOption: String, ExpressibleByArgument, CaseIterable {
+    case fast, balanced, accurate
+
+    var level: VNGeneratePersonSegmentationRequest.QualityLevel {
+        switch self {
+        case .fast: return .fast
+        case .balanced: return .balanced
+        case .accurate: return .accurate
+        }
+    }
+}
+
+/// Output file formats chosen from the file extension.
+enum OutputKind {
+    case png, jpeg, heif, webp
+
+    init(url: URL) throws {
+        switch url.pathExtension.lowercased() {
+        case "png": self = .png
+        case "jpg", "jpeg": self = .jpeg
+        case "heic", "heif": self = .heif
+        case "webp": self = .webp
+        default: throw ValidationError("unsupported output extension '.\(url.pathExtension)': use .png, .jpg, .heic or .webp")
+        }
+    }
+}
+
+/// Reads an image argument into a CIImage, with a clear error.
+func loadImage(_ path: String) throws -> (url: URL, image: CIImage) {
+    let url = URL(fileURLWithPath: path)
+    guard FileManager.default.isReadableFile(atPath: url.path) else { throw ValidationError("cannot read \(path)") }
+    guard let image = CIImage(contentsOf: url) else { throw ValidationError("\(path) is not an image PeopleVision can decode (JPEG, PNG, HEIC, WebP)") }
+    return (url, image)
+}
+
+/// Writes a rendered image in the format the extension names (atomically: no partial file on failure).
+func write(_ image: CIImage, to url: URL, context: CIContext = CIContext()) throws {
+    let srgb = CGColorSpace(name: CGColorSpace.sRGB)!
+    switch try OutputKind(url: url) {
+    case .png: try context.writePNGRepresentation(of: image, to: url, format: .RGBA8, colorSpace: srgb)
+    case .jpeg:
+        try context.writeJPEGRepresentation(
+            of: image, to: url, colorSpace: srgb, options: [kCGImageDestinationLossyCompressionQuality: 0.9])
+    case .heif: try context.writeHEIFRepresentation(of: image, to: url, format: .RGBA8, colorSpace: srgb)
+    case .webp: throw ValidationError("WebP output is not supported by CIContext; use .png, .jpg or .heic")
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+import PVImaging
+import PeopleVision
+import Testing
+
+@Suite("Core Image: CIContext rendering and export")
+struct CoreImageContextTests {
+    /// 6 × 4 opaque image: red increases to the right, green downwards (row 0, the top, has 0).
+    func gradient() -> CIImage {
+        CIImage(cvPixelBuffer: CITest.buffer(6, 4, kCVPixelFormatType_32RGBA) { x, y in [UInt8(40 * x), UInt8(60 * y), 7, 255] })
+    }
+
+    @Test("render(_:to:) writes BGRA, ARGB and RGBA buffers in their byte order, top row first")
+    func renderToPixelBuffer() {
+        let image = gradient()
+        for (format, order) in [(kCVPixelFormatType_32BGRA, [2, 1, 0, 3]), (kCVPixelFormatType_32ARGB, [1, 2, 3, 0]), (kCVPixelFormatType_32RGBA, [0, 1, 2, 3])] {
+            var out: CVPixelBuffer?
+            CVPixelBufferCreate(nil, 6, 4, format, nil, &out)
+            CIContext().render(image, to: out!)
+            let p = CITest.bytes(out!, 5, 1)  // column 5, second row from the top
+            let rgba: [UInt8] = [200, 60, 7, 255]
+            #expect((0..<4).allSatisfy { p[$0] == rgba[order.firstIndex(of: $0)!] }, "\(format): \(p)")
+        }
+    }
+
+    @Test("render(_:to:) into a one-component buffer writes grey; into float keeps values beyond 0…1")
+    func renderToOneComponent() {
+        let grey = CIImage(cvPixelBuffer: CITest.buffer(3, 3, kCVPixelFormatType_OneComponent8) { x, y in [UInt8(20 * x + 70 * y)] })
+        var out: CVPixelBuffer?
+        CVPixelBufferCreate(nil, 3, 3, kCVPixelFormatType_OneComponent8, nil, &out)
+        CIContext().render(grey, to: out!)
+        #expect(CITest.byte(out!, 2, 1) == 110)
+        let depth = CIImage(cvPixelBuffer: CITest.floatBuffer(2, 2, half: false) { x, y in Float(x + 2 * y) * 1.5 })
+        var f: CVPixelBuffer?
+        CVPixelBufferCreate(nil, 2, 2, kCVPixelFormatType_DepthFloat32, nil, &f)
+        CIContext().render(depth, to: f!)
+        let base = CVPixelBufferGetBaseAddress(f!)!
+        #expect(base.load(fromByteOffset: CVPixelBufferGetBytesPerRow(f!) + 4, as: Float.self) == 4.5)
+    }
+
+    @Test("render(_:to:) leaves pixels outside the image's extent untouched; bounds pick the region")
+    func renderRegion() {
+        var out: CVPixelBuffer?
+        CVPixelBufferCreate(nil, 4, 4, kCVPixelFormatType_32BGRA, nil, &out)
+        let buffer = out!
+        let base = CVPixelBufferGetBaseAddress(buffer)!
+        for i in 0..<(4 * CVPixelBufferGetBytesPerRow(buffer)) { base.storeBytes(of: 9, toByteOffset: i, as: UInt8.self) }
+        let small = CIImage(color: .white).cropped(to: CGRect(x: 0, y: 0, width: 2, height: 2))
+        CIContext().render(small, to: buffer)
+        #expect(CITest.bytes(buffer, 0, 3) == SIMD4(255, 255, 255, 255))  // bottom-left is the extent
+        #expect(CITest.bytes(buffer, 0, 0) == SIMD4(9, 9, 9, 9))  // top-left untouched
+        // bounds: show the image region (2, 1)…(6, 5) — the buffer's top-left is (2, 4).
+        let image = gradient()
+        CIContext().render(image, to: buffer, bounds: CGRect(x: 2, y: 0, width: 4, height: 4), colorSpace: nil)
+        #expect(CITest.bytes(buffer, 0, 0) == SIMD4(7, 0, 80, 255))  // BGRA of image pixel x = 2, top row
+        #expect(CITest.bytes(buffer, 3, 3) == SIMD4(7, 180, 200, 255))  // x = 5, bottom row
+    }
+
+    @Test("createCGImage renders any rectangle; outside the extent is transparent; infinite gives nil")
+    func createCGImage() throws {
+        let context = CIContext()
+        let image = gradient()
+        let cg = try #require(context.createCGImage(image, from: CGRect(x: -1, y: 0, width: 8, height: 4)))
+        #expect(cg.width == 8 && cg.height == 4)
+        #expect(cg.pixel(x: 0, y: 0).a == 0)
+        #expect(cg.pixel(x: 1, y: 0) == (0, 0, 7, 255))
+        #expect(cg.pixel(x: 6, y: 3) == (200, 180, 7, 255))
+        #expect(context.createCGImage(CIImage(color: .red), from: .infinite) == nil)
+        let grey = try #require(context.createCGImage(image, from: image.extent, format: .L8, colorSpace: CITest.gray))
+        #expect(grey.bitsPerPixel == 8)
+    }
+
+    @Test("PNG, JPEG and HEIF round trips through PVImaging")
+    func fileRoundTrips() throws {
+        let directory = try CITest.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = CIContext()
+        let image = CIImage(cvPixelBuffer: CITest.buffer(64, 48, kCVPixelFormatType_32BGRA) { x, y in
+            [UInt8(4 * y), 128, UInt8(4 * x), 255]
+        })
+        let expected = CITest.rgba(image)
+
+        let png = directory.appendingPathComponent("a.png")
+        try context.writePNGRepresentation(of: image, to: png, format: .RGBA8, colorSpace: CITest.sRGB)
+        let decodedPNG = try ImageDecoder.decode(contentsOf: png).pixels
+        #expect(decodedPNG.width == 64 && decodedPNG.height == 48)
+        #expect(CITest.rgba(CIImage(contentsOf: png)!) == expected)
+
+        let greyPNG = try #require(context.pngRepresentation(of: image, format: .L8, colorSpace: CITest.gray))
+        #expect(try ImageDecoder.decode(data: greyPNG).pixels.format == .oneComponent8)
+        let deepPNG = try #require(context.pngRepresentation(of: image, format: .Lf, colorSpace: CITest.gray))
+        #expect(try ImageDecoder.info(data: deepPNG).isGray)
+
+        for (name, write) in [
+            ("b.jpg", { (url: URL) in
+                try context.writeJPEGRepresentation(
+                    of: image, to: url, colorSpace: CITest.sRGB, options: [kCGImageDestinationLossyCompressionQuality as CIImageRepresentationOption: 0.95])
+            }),
+            ("c.heic", { (url: URL) in try context.writeHEIFRepresentation(of: image, to: url, format: .RGBA8, colorSpace: CITest.sRGB) }),
+        ] {
+            let url = directory.appendingPathComponent(name)
+            try write(url)
+            let back = CITest.rgba(try #require(CIImage(contentsOf: url)))
+            var worst = 0
+            for y in 0..<48 { for x in 0..<64 { worst = max(worst, CITest.maxDifference(back[y][x], expected[y][x])) } }
+            #expect(worst <= 24, "\(name): \(worst)")
+        }
+        #expect(context.jpegRepresentation(of: image, colorSpace: CITest.sRGB) != nil)
+        #expect(context.heifRepresentation(of: image, format: .RGBA8, colorSpace: CITest.sRGB) != nil)
+        // Nothing but the three files (no temporaries) is left behind.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["a.png", "b.jpg", "c.heic"])
+    }
+
+    @Test("HEIF with matte and depth options stores auxiliary images that read back through CIImageOption")
+    func heifAuxiliaryImages() throws {
+        let directory = try CITest.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let image = CIImage(color: CIColor(red: 0.3, green: 0.5, blue: 0.7)).cropped(to: CGRect(x: 0, y: 0, width: 64, height: 64))
+        let matte = CIImage(cvPixelBuffer: CITest.buffer(32, 32, kCVPixelFormatType_OneComponent8) { x, _ in [x < 16 ? 255 : 0] })
+        let hair = CIImage(color: CIColor(red: 0.5, green: 0.5, blue: 0.5)).cropped(to: CGRect(x: 0, y: 0, width: 16, height: 16))
+        let depth = CIImage(cvPixelBuffer: CITest.floatBuffer(16, 16, half: false) { x, _ in 1 + Float(x) / 10 })
+        let url = directory.appendingPathComponent("portrait.heic")
+        try CIContext().writeHEIFRepresentation(
+            of: image, to: url, format: .RGBA8, colorSpace: CITest.sRGB,
+            options: [.portraitEffectsMatteImage: matte, .semanticSegmentationHairMatteImage: hair, .depthImage: depth])
+
+        let reader = try HEICReader(contentsOf: url)
+        #expect(Set(reader.auxiliaryImages.map(\.type)).isSuperset(of: [.portraitEffectsMatte, .hairMatte, .depth]))
+
+        let readMatte = try #require(CIImage(contentsOf: url, options: [.auxiliaryPortraitEffectsMatte: true]))
+        #expect(readMatte.extent == CGRect(x: 0, y: 0, width: 32, height: 32))
+        let m = CITest.rgba(readMatte)
+        #expect(m[10][4][0] > 240 && m[10][28][0] < 15 && m[10][4][3] == 255)
+        let readHair = try #require(CIImage(contentsOf: url, options: [.auxiliarySemanticSegmentationHairMatte: true]))
+        #expect(abs(Int(CITest.rgba(readHair)[8][8][0]) - 128) <= 3)
+        #expect(CIImage(contentsOf: url, options: [.auxiliarySemanticSegmentationTeethMatte: true]) == nil)
+
+        let readDepth = try #require(CIImage(contentsOf: url, options: [.auxiliaryDepth: true]))
+        let d = CITest.rgbaFloat(readDepth, readDepth.extent)
+        #expect(abs(d[3][0][0] - 1) < 0.01 && abs(d[3][15][0] - 2.5) < 0.01)
+        let disparity = try #require(CIImage(contentsOf: url, options: [.auxiliaryDisparity: true]))
+        #expect(abs(CITest.rgbaFloat(disparity, disparity.extent)[3][15][0] - 0.4) < 0.01)
+
+        // A plain JPEG has no auxiliary images.
+        let jpeg = try #require(CIContext().jpegRepresentation(of: image, colorSpace: CITest.sRGB))
+        #expect(CIImage(data: jpeg, options: [.auxiliaryPortraitEffectsMatte: true]) == nil)
+        #expect(CIImage(data: jpeg) != nil)
+    }
+
+    @Test("exports refuse infinite or empty extents, mismatched colour spaces and unsupported options")
+    func exportErrors() throws {
+        let directory = try CITest.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = CIContext()
+        let url = directory.appendingPathComponent("x.png")
+        #expect(throws: NSError.self) {
+            try context.writePNGRepresentation(of: CIImage(color: .red), to: url, format: .RGBA8, colorSpace: CITest.sRGB)
+        }
+        #expect(context.pngRepresentation(of: CIImage(color: .red), format: .RGBA8, colorSpace: CITest.sRGB) == nil)
+        #expect(context.pngRepresentation(of: .empty(), format: .RGBA8, colorSpace: CITest.sRGB) == nil)
+        let image = CIImage(color: .red).cropped(to: CGRect(x: 0, y: 0, width: 4, height: 4))
+        #expect(context.pngRepresentation(of: image, format: .L8, colorSpace: CITest.sRGB) == nil)
+        #expect(context.pngRepresentation(of: image, format: .RGBA8, colorSpace: CITest.gray) == nil)
+        #expect(context.jpegRepresentation(of: image, colorSpace: CITest.sRGB, options: [kCGImageDestinationLossyCompressionQuality: 2]) == nil)
+        #expect(context.heifRepresentation(of: image, format: .RGBA8, colorSpace: CITest.sRGB, options: [.avDepthData: 1]) == nil)
+        #expect(context.jpegRepresentation(of: image, colorSpace: CITest.sRGB, options: [.portraitEffectsMatteImage: image]) == nil)
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test("an unwritable destination throws a CocoaError and leaves no partial or temporary file")
+    func unwritableDestination() throws {
+        let directory = try CITest.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = CIContext()
+        let image = CIImage(color: .green).cropped(to: CGRect(x: 0, y: 0, width: 8, height: 8))
+        let missing = directory.appendingPathComponent("no/such/dir/out.png")
+        #expect(throws: CocoaError.self) {
+            try context.writePNGRepresentation(of: image, to: missing, format: .RGBA8, colorSpace: CITest.sRGB)
+        }
+        // The destination is a non-empty directory: the final rename fails after the data was written.
+        let occupied = directory.appendingPathComponent("occupied.png")
+        try FileManager.default.createDirectory(at: occupied, withIntermediateDirectories: false)
+        try Data([1]).write(to: occupied.appendingPathComponent("keep"))
+        #expect(throws: CocoaError.self) {
+            try context.writeHEIFRepresentation(of: image, to: occupied, format: .RGBA8, colorSpace: CITest.sRGB)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["occupied.png"])
+        // An existing file survives a failed export untouched.
+        let existing = directory.appendingPathComponent("existing.png")
+        try Data([42]).write(to: existing)
+        #expect(throws: NSError.self) {
+            try context.writePNGRepresentation(of: CIImage(color: .red), to: existing, format: .RGBA8, colorSpace: CITest.sRGB)
+        }
+        #expect(try Data(contentsOf: existing) == Data([42]))
+    }
+
+    @Test("CIImage(contentsOf:) leaves EXIF orientation to the caller unless asked, as Apple does")
+    func fileOrientation() throws {
+        let directory = try CITest.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(CIImage(contentsOf: directory.appendingPathComponent("missing.png")) == nil)
+        #expect(CIImage(data: Data([1, 2, 3])) == nil)
+        let png = try #require(CIContext().pngRepresentation(of: gradient(), format: .RGBA8, colorSpace: CITest.sRGB))
+        let image = try #require(CIImage(data: png))
+        #expect(image.extent == CGRect(x: 0, y: 0, width: 6, height: 4))
+        #expect(image.properties["PixelWidth"] as? Int == 6)
+        #expect(image.properties["Orientation"] == nil)
+    }
+}

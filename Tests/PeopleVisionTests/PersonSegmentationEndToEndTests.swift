@@ -1,0 +1,187 @@
+import Foundation
+import PeopleVision
+import PVImaging
+import PVTestSupport
+import Testing
+
+/// The person-segmentation request through the public API only (plus PVImaging to read fixtures).
+@Suite struct PersonSegmentationEndToEndTests {
+    static let levels: [VNGeneratePersonSegmentationRequest.QualityLevel] = [.fast, .balanced, .accurate]
+
+    /// Runs the request and returns the mask as floats 0…1, resized (nearest) to `width × height`.
+    static func mask(
+        _ url: URL, level: VNGeneratePersonSegmentationRequest.QualityLevel,
+        format: OSType = kCVPixelFormatType_OneComponent32Float, configure: (VNGeneratePersonSegmentationRequest) -> Void = { _ in }
+    ) throws -> (pixels: PixelBuffer, request: VNGeneratePersonSegmentationRequest) {
+        let request = VNGeneratePersonSegmentationRequest()
+        request.qualityLevel = level
+        request.outputPixelFormat = format
+        configure(request)
+        try VNImageRequestHandler(url: url).perform([request])
+        let observation = try #require(request.results?.first)
+        #expect(request.results?.count == 1)
+        #expect(observation.confidence == 1)
+        #expect(CVPixelBufferGetPixelFormatType(observation.pixelBuffer) == format)
+        return (observation.pixelBuffer.pixelBuffer, request)
+    }
+
+    /// Fraction of `mask` (any one-component format) at or above 0.5, sampled on a `w × h` grid,
+    /// and its IoU with a reference 8-bit mask of that grid.
+    static func compare(_ mask: PixelBuffer, reference: PixelBuffer) throws -> (iou: Double, coverage: Double) {
+        let m = try mask.converted(to: .oneComponent32Float)
+        let w = reference.width, h = reference.height
+        var inter = 0, union = 0, on = 0
+        m.withUnsafeBytes { mb in
+            reference.withUnsafeBytes { rb in
+                let mf = mb.bindMemory(to: Float.self)
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let mx = min(m.width - 1, x * m.width / w), my = min(m.height - 1, y * m.height / h)
+                        let a = mf[my * (m.bytesPerRow() / 4) + mx] >= 0.5
+                        let b = rb[y * reference.bytesPerRow() + x] >= 128
+                        if a { on += 1 }
+                        if a && b { inter += 1 }
+                        if a || b { union += 1 }
+                    }
+                }
+            }
+        }
+        return (union == 0 ? 1 : Double(inter) / Double(union), Double(on) / Double(w * h))
+    }
+
+    static func reference(_ name: String) throws -> PixelBuffer {
+        let url = TestFiles.fixtures.appendingPathComponent("segmentation/\(name)")
+        var options = ImageDecoder.Options()
+        options.keepsGrayscale = true
+        return try ImageDecoder.decode(contentsOf: url, options: options).pixels
+    }
+
+    @Test(arguments: levels)
+    func coversTheAstronaut(level: VNGeneratePersonSegmentationRequest.QualityLevel) throws {
+        let (pixels, _) = try Self.mask(try TestFiles.installed("astronaut.png"), level: level)
+        // The reference is MediaPipe's own pipeline on the same model (landscape for fast/accurate, general for balanced).
+        let ref = try Self.reference(level == .balanced ? "astronaut.general.png" : "astronaut.landscape.png")
+        let (iou, coverage) = try Self.compare(pixels, reference: ref)
+        #expect(iou >= 0.9, "IoU \(iou) against MediaPipe's mask")
+        #expect(coverage > 0.3)
+    }
+
+    @Test(arguments: levels)
+    func emptyOnACat(level: VNGeneratePersonSegmentationRequest.QualityLevel) throws {
+        // MediaPipe's selfie models mark most of this cat photo as foreground; Vision's request must not.
+        let (pixels, _) = try Self.mask(try TestFiles.installed("chelsea.png"), level: level)
+        let blank = try PixelBuffer(width: 64, height: 64, format: .oneComponent8)
+        let (_, coverage) = try Self.compare(pixels, reference: blank)
+        #expect(coverage < 0.01, "\(Int(coverage * 100)) % of the cat photo is marked as person")
+    }
+
+    @Test func maskSizesPerLevel() throws {
+        let url = try TestFiles.installed("astronaut.png")
+        #expect(try Self.mask(url, level: .fast).pixels.width == 256)
+        #expect(try Self.mask(url, level: .fast).pixels.height == 144)
+        #expect(try Self.mask(url, level: .balanced).pixels.width == 256)
+        let accurate = try Self.mask(url, level: .accurate).pixels
+        #expect(accurate.width == 512 && accurate.height == 512, "accurate masks have the image's size")
+    }
+
+    @Test(arguments: levels)
+    func pixelFormatsAgree(level: VNGeneratePersonSegmentationRequest.QualityLevel) throws {
+        let url = try TestFiles.installed("astronaut.png")
+        let f32 = try Self.mask(url, level: level, format: kCVPixelFormatType_OneComponent32Float).pixels
+        let f16 = try Self.mask(url, level: level, format: kCVPixelFormatType_OneComponent16Half).pixels.converted(to: .oneComponent32Float)
+        let u8 = try Self.mask(url, level: level, format: kCVPixelFormatType_OneComponent8).pixels.converted(to: .oneComponent32Float)
+        var worst16: Float = 0, worst8: Float = 0
+        f32.withUnsafeBytes { a in f16.withUnsafeBytes { b in u8.withUnsafeBytes { c in
+            let fa = a.bindMemory(to: Float.self), fb = b.bindMemory(to: Float.self), fc = c.bindMemory(to: Float.self)
+            let s = f32.bytesPerRow() / 4
+            for y in 0..<f32.height { for x in 0..<f32.width {
+                worst16 = max(worst16, abs(fa[y * s + x] - fb[y * s + x]))
+                worst8 = max(worst8, abs(fa[y * s + x] - fc[y * s + x]))
+            } }
+        } } }
+        #expect(worst16 <= 1e-3, "half differs by \(worst16)")
+        #expect(worst8 <= 0.5 / 255 + 1e-6, "8-bit differs by \(worst8)")
+    }
+
+    @Test func regionOfInterestIsHonoured() throws {
+        let url = try TestFiles.installed("astronaut.png")
+        let full = try Self.mask(url, level: .accurate).pixels
+        // Lower-left origin: (0, 0.5, 0.5, 0.5) is the image's top-left quarter.
+        let roi = try Self.mask(url, level: .accurate) { $0.regionOfInterest = CGRect(x: 0, y: 0.5, width: 0.5, height: 0.5) }.pixels
+        #expect(roi.width == 256 && roi.height == 256)
+        let topLeft = try full.cropped(x: 0, y: 0, width: 256, height: 256)
+        let reference = try topLeft.converted(to: .oneComponent8)
+        #expect(try Self.compare(roi, reference: reference).iou > 0.85)
+    }
+
+    @Test func orientationIsHonoured() throws {
+        let url = try TestFiles.installed("astronaut.png")
+        let upright = try ImageDecoder.decode(contentsOf: url).pixels
+        // Store the image turned a quarter turn, and tell Vision how to turn it back.
+        let stored = try upright.applying(.left)
+        let request = VNGeneratePersonSegmentationRequest()
+        request.qualityLevel = .accurate
+        let buffer = CVPixelBuffer(stored)
+        try VNImageRequestHandler(cvPixelBuffer: buffer, orientation: .right).perform([request])
+        let rotated = try #require(request.results?.first).pixelBuffer.pixelBuffer
+        #expect(rotated.width == upright.width && rotated.height == upright.height)
+        let direct = try Self.mask(url, level: .accurate).pixels.converted(to: .oneComponent8)
+        #expect(try Self.compare(rotated, reference: direct).iou > 0.95)
+    }
+
+    @Test func errorsAreVisionErrors() throws {
+        let url = try TestFiles.installed("astronaut.png")
+        func code(_ body: () throws -> Void) -> Int? {
+            do { try body(); return nil } catch let e as NSError {
+                #expect(e.domain == VNErrorDomain)
+                return e.code
+            }
+        }
+        let badFormat = VNGeneratePersonSegmentationRequest()
+        badFormat.outputPixelFormat = kCVPixelFormatType_32BGRA
+        #expect(code { try VNImageRequestHandler(url: url).perform([badFormat]) } == VNErrorCode.invalidOption.rawValue)
+        #expect(badFormat.results == nil)
+
+        let badROI = VNGeneratePersonSegmentationRequest()
+        badROI.regionOfInterest = CGRect(x: 0.5, y: 0.5, width: 1, height: 1)
+        #expect(code { try VNImageRequestHandler(url: url).perform([badROI]) } == VNErrorCode.invalidArgument.rawValue)
+
+        let badRevision = VNGeneratePersonSegmentationRequest()
+        badRevision.revision = 7
+        #expect(code { try VNImageRequestHandler(url: url).perform([badRevision]) } == VNErrorCode.unsupportedRevision.rawValue)
+
+        let missing = URL(fileURLWithPath: "/nonexistent/photo.jpg")
+        #expect(code { try VNImageRequestHandler(url: missing).perform([VNGeneratePersonSegmentationRequest()]) } == VNErrorCode.invalidImage.rawValue)
+
+        let garbage = Data("this is not an image".utf8)
+        #expect(code { try VNImageRequestHandler(data: garbage).perform([VNGeneratePersonSegmentationRequest()]) } != nil)
+    }
+
+    @Test func completionHandlerRunsBeforePerformReturns() throws {
+        let url = try TestFiles.installed("astronaut.png")
+        nonisolated(unsafe) var called = 0
+        let request = VNGeneratePersonSegmentationRequest { request, error in
+            #expect(error == nil)
+            #expect((request.results as? [VNPixelBufferObservation])?.count == 1)
+            called += 1
+        }
+        request.qualityLevel = .fast
+        try VNImageRequestHandler(url: url).perform([request])
+        #expect(called == 1)
+    }
+
+    @Test func handlersRunConcurrently() throws {
+        let url = try TestFiles.installed("astronaut.png")
+        let results = Mutex<[Int]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { i in
+            let request = VNGeneratePersonSegmentationRequest()
+            request.qualityLevel = i % 2 == 0 ? .fast : .balanced
+            if (try? VNImageRequestHandler(url: url).perform([request])) != nil, request.results?.count == 1 {
+                results.withLock { $0.append(i) }
+            }
+        }
+        #expect(results.withLock { $0.sorted() } == [0, 1, 2, 3])
+    }
+}
+
+import Synchronization
