@@ -38,7 +38,8 @@ public struct HEICReader: Sendable {
         try self.init(data: ImageDecoder.readFile(url), limits: limits)
     }
 
-    /// Decodes the primary image (see ``ImageDecoder``).
+    /// Decodes the primary image (see ``ImageDecoder``), under this reader's ``limits`` (which
+    /// replace `options.limits`).
     public func primaryImage(options: ImageDecoder.Options = ImageDecoder.Options()) throws -> DecodedImage {
         var options = options
         options.limits = limits

@@ -15,7 +15,8 @@ import PVInference
 /// 1. the pose detector runs on the whole image (and optionally on tiles, ``Options/detectorTiling``);
 /// 2. **every** detection left after weighted NMS (MediaPipe's graph keeps only the first) gets a ROI:
 ///    centre = hip centre kp0, side = 2·|kp1 − kp0|, kp0 → kp1 pointing up, ×1.25, square (MODELS.md §7.4);
-/// 3. the landmark model runs on that ROI (256×256, [0, 1], replicate border); results with presence
+/// 3. the landmark model runs on that ROI (256×256, [0, 1], replicate border; both model inputs are rounded to
+///    byte levels as MediaPipe's are, see `InputQuantization`); results with presence
 ///    ≤ ``Options/minPresence`` are dropped;
 /// 4. 39 landmarks are decoded (sigmoid visibility and presence), refined with the heatmap, freed of the
 ///    letterbox and projected to image pixels; world landmarks are rotated by the ROI angle; the mask is
@@ -172,7 +173,7 @@ public final class PoseLandmarker: Sendable {
         let cropRect = roi.letterboxed(toAspectOf: n, n).rect
         let refinement = HeatmapRefinement(kernelSize: options.heatmapKernelSize)
         let segmentation = options.segmentation
-        return try pool.withInterpreter { interpreter -> PersonPose? in
+        let person = try pool.withInterpreter { interpreter -> PersonPose? in
             let padding = try interpreter.withInput(0) { tensor in
                 let padding = try sampler.sample(image, rect: roi, into: tensor)
                 InputQuantization.roundToByteLevels(tensor, range: sampler.range)
@@ -209,16 +210,20 @@ public final class PoseLandmarker: Sendable {
             var mask: PoseSegmentationMask?
             if segmentation != .none {
                 let logits = interpreter.output(2)
-                var m = PoseSegmentationMask(
+                mask = PoseSegmentationMask(
                     roiMask: logits.map { 1 / (1 + expf(-$0)) }, maskWidth: n, maskHeight: n, cropRect: cropRect,
                     imageWidth: image.width, imageHeight: image.height)
-                if segmentation == .fullImage { m.fullImage = try m.warped(width: image.width, height: image.height) }
-                mask = m
             }
             return PersonPose(
                 landmarks: body, worldLandmarks: worldBody, auxiliaryLandmarks: [all[33], all[34]], roi: roi,
                 detectionScore: nil, presence: presence, segmentation: mask)
         }
+        // The full-size warp runs after the interpreter is back in the pool.
+        guard var person else { return nil }
+        if segmentation == .fullImage, let m = person.segmentation {
+            person.segmentation?.fullImage = try m.warped(width: image.width, height: image.height)
+        }
+        return person
     }
 
     /// Whether two results describe one person: landmark boxes overlapping (IoU > duplicateIoU) and

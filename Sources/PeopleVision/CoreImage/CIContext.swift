@@ -198,6 +198,16 @@ public final class CIContext: Sendable {
         guard !target.isEmpty else { return }
         let plan = _Compiler.plan(image, rect: target, highQualityDownsample: highQualityDownsample)
         let bpp = layout.bytesPerPixel
+        if case .rgba8(let order) = layout, !unpremultiply {
+            // The 8-bit fast path (see _RenderBytes.swift).
+            _Renderer.runBytes(plan, rect: target) { tile, words, stride in
+                for j in 0..<tile.h {
+                    let row = destination.maxY - 1 - (tile.y + j)
+                    _writeWords(order, words + j * stride, tile.w, base + row * rowBytes + (tile.x - destination.x) * 4)
+                }
+            }
+            return
+        }
         _Renderer.run(plan, rect: target) { tile, pixels, stride in
             for j in 0..<tile.h {
                 let row = destination.maxY - 1 - (tile.y + j)

@@ -129,11 +129,18 @@ final class _FloatImage: @unchecked Sendable {
 final class _EvalContext {
     private var buffers: [UnsafeMutableRawPointer?]
     private var capacities: [Int]
+    private let fallbackSlot: Int
 
+    /// `slots` for the plan's nodes, plus one for tiles and one for ``fallback(_:)``.
     init(slots: Int) {
-        buffers = Array(repeating: nil, count: slots)
-        capacities = Array(repeating: 0, count: slots)
+        buffers = Array(repeating: nil, count: slots + 2)
+        capacities = Array(repeating: 0, count: slots + 2)
+        fallbackSlot = slots + 1
     }
+
+    /// Float scratch for a node converting its float output to another path. Float rendering
+    /// never calls the other paths, so one buffer per thread suffices.
+    @inline(__always) func fallback(_ count: Int) -> UnsafeMutablePointer<_Pixel> { pixels(fallbackSlot, count) }
 
     deinit { for b in buffers { b?.deallocate() } }
 
@@ -173,11 +180,9 @@ enum _Renderer {
     static let tileWidth = 512
     static let tileHeight = 16
 
-    /// Renders `rect` and hands each finished tile (bottom-up rows, `stride` pixels apart) to `sink`.
-    /// `sink` is called concurrently for disjoint tiles.
-    static func run(
-        _ plan: _Plan, rect: _IRect, sink: (_ tile: _IRect, _ pixels: UnsafePointer<_Pixel>, _ stride: Int) -> Void
-    ) {
+    /// Calls `body` for every tile of `rect` with the calling thread's scratch context (whose
+    /// slot `slots` is free for the tile itself). Tiles run concurrently on disjoint output.
+    static func forEachTile(_ rect: _IRect, slots: Int, _ body: (_IRect, _EvalContext) -> Void) {
         guard !rect.isEmpty else { return }
         let tw = min(rect.w, tileWidth), th = tileHeight
         let columns = (rect.w + tw - 1) / tw, rows = (rect.h + th - 1) / th
@@ -189,31 +194,46 @@ enum _Renderer {
         }
         let threads = min(ImagingThreads.maximum, tiles, max(1, rect.area / 65_536))
         if threads <= 1 {
-            let context = _EvalContext(slots: plan.slots + 1)
-            let buffer = context.pixels(plan.slots, tw * th)
-            for i in 0..<tiles {
-                let t = tile(i)
-                plan.root.render(t, buffer, t.w, context)
-                sink(t, buffer, t.w)
-            }
+            let context = _EvalContext(slots: slots)
+            for i in 0..<tiles { body(tile(i), context) }
             return
         }
         let next = Atomic<Int>(0)
-        // Tiles are disjoint and the sink only writes its own tile's destination, so sharing
-        // the (non-Sendable) sink closure between the worker threads is sound.
-        withoutActuallyEscaping(sink) { sink in
-            let shared = _UncheckedSendable(sink)
+        // Tiles are disjoint and `body` only writes its own tile's destination, so sharing the
+        // (non-Sendable) closure between the worker threads is sound.
+        withoutActuallyEscaping(body) { body in
+            let shared = _UncheckedSendable(body)
             DispatchQueue.concurrentPerform(iterations: threads) { _ in
-                let context = _EvalContext(slots: plan.slots + 1)
-                let buffer = context.pixels(plan.slots, tw * th)
+                let context = _EvalContext(slots: slots)
                 while true {
                     let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
                     if i >= tiles { break }
-                    let t = tile(i)
-                    plan.root.render(t, buffer, t.w, context)
-                    shared.value(t, buffer, t.w)
+                    shared.value(tile(i), context)
                 }
             }
+        }
+    }
+
+    /// Renders `rect` in float and hands each finished tile (bottom-up rows, `stride` pixels
+    /// apart) to `sink`, concurrently for disjoint tiles.
+    static func run(
+        _ plan: _Plan, rect: _IRect, sink: (_ tile: _IRect, _ pixels: UnsafePointer<_Pixel>, _ stride: Int) -> Void
+    ) {
+        forEachTile(rect, slots: plan.slots) { tile, context in
+            let buffer = context.pixels(plan.slots, tile.area)
+            plan.root.render(tile, buffer, tile.w, context)
+            sink(tile, buffer, tile.w)
+        }
+    }
+
+    /// As ``run(_:rect:sink:)`` through the 8-bit path: tiles of premultiplied RGBA words.
+    static func runBytes(
+        _ plan: _Plan, rect: _IRect, sink: (_ tile: _IRect, _ words: UnsafePointer<_Word>, _ stride: Int) -> Void
+    ) {
+        forEachTile(rect, slots: plan.slots) { tile, context in
+            let buffer = context.raw(plan.slots, bytes: tile.area * 4).bindMemory(to: _Word.self, capacity: tile.area)
+            plan.root.renderBytes(tile, buffer, tile.w, context)
+            sink(tile, buffer, tile.w)
         }
     }
 

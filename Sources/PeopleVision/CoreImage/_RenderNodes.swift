@@ -88,6 +88,15 @@ final class _ConstantNode: _PlanNode, @unchecked Sendable {
     override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
         for j in 0..<r.h { (out + j * stride).update(repeating: color, count: r.w) }
     }
+    override func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
+        let word = unsafeBitCast(_bytes(color), to: _Word.self)
+        for j in 0..<r.h { (out + j * stride).update(repeating: word, count: r.w) }
+    }
+    override func renderChannelInside(
+        _ r: _IRect, _ channel: Int, _ out: UnsafeMutablePointer<Float>, _ stride: Int, _ ctx: _EvalContext
+    ) {
+        for j in 0..<r.h { (out + j * stride).update(repeating: color[channel], count: r.w) }
+    }
 }
 
 /// Pixels of a buffer placed at (0, 0): buffer row 0 (top in memory) is working row `height − 1`.
@@ -115,6 +124,83 @@ final class _SourceNode: _PlanNode, @unchecked Sendable {
             }
         }
     }
+
+    override func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
+        let kind = self.kind
+        if kind == .greyHalf || kind == .greyFloat {
+            super.renderBytesInside(r, out, stride, ctx)
+            return
+        }
+        let height = pixels.height, rowBytes = pixels.bytesPerRow(), bpp = pixels.format.bytesPerPixel
+        let premultiply = self.premultiply
+        pixels.withUnsafeBytes { bytes in
+            let base = bytes.baseAddress!
+            for j in 0..<r.h {
+                let row = base + (height - 1 - (r.y + j)) * rowBytes + r.x * bpp
+                let o = out + j * stride
+                switch kind {
+                case .rgba: UnsafeMutableRawPointer(o).copyMemory(from: row, byteCount: r.w * 4)
+                case .bgra: _wordsFromBGRA(row.assumingMemoryBound(to: UInt32.self), o, r.w)
+                case .argb: _wordsFromARGB(row.assumingMemoryBound(to: UInt32.self), o, r.w)
+                case .rgb24:
+                    let s = row.assumingMemoryBound(to: UInt8.self)
+                    for k in 0..<r.w {
+                        o[k] = UInt32(s[3 &* k]) | UInt32(s[3 &* k &+ 1]) &<< 8 | UInt32(s[3 &* k &+ 2]) &<< 16 | 0xFF00_0000
+                    }
+                case .grey8:
+                    let s = row.assumingMemoryBound(to: UInt8.self)
+                    for k in 0..<r.w { o[k] = UInt32(s[k]) &* 0x0001_0101 | 0xFF00_0000 }
+                case .greyHalf, .greyFloat:
+                    break
+                }
+                if premultiply, kind == .rgba || kind == .bgra || kind == .argb { _premultiplyWords(o, r.w) }
+            }
+        }
+    }
+
+    override func renderChannelInside(
+        _ r: _IRect, _ channel: Int, _ out: UnsafeMutablePointer<Float>, _ stride: Int, _ ctx: _EvalContext
+    ) {
+        let height = pixels.height, rowBytes = pixels.bytesPerRow(), bpp = pixels.format.bytesPerPixel
+        let kind = self.kind, premultiply = self.premultiply
+        // Byte offset of the channel (and of alpha) inside a stored 4-byte pixel.
+        let offsets: (c: Int, a: Int)
+        switch kind {
+        case .bgra: offsets = ([2, 1, 0, 3][channel], 3)
+        case .argb: offsets = ([1, 2, 3, 0][channel], 0)
+        default: offsets = (channel, 3)
+        }
+        pixels.withUnsafeBytes { bytes in
+            let base = bytes.baseAddress!
+            for j in 0..<r.h {
+                let row = base + (height - 1 - (r.y + j)) * rowBytes + r.x * bpp
+                let o = out + j * stride
+                switch kind {
+                case .grey8:
+                    let s = row.assumingMemoryBound(to: UInt8.self)
+                    if channel == 3 { o.update(repeating: 1, count: r.w) } else { for k in 0..<r.w { o[k] = Float(s[k]) * (1 / 255) } }
+                case .greyHalf:
+                    let s = row.assumingMemoryBound(to: Float16.self)
+                    if channel == 3 { o.update(repeating: 1, count: r.w) } else { for k in 0..<r.w { o[k] = Float(s[k]) } }
+                case .greyFloat:
+                    let s = row.assumingMemoryBound(to: Float.self)
+                    if channel == 3 { o.update(repeating: 1, count: r.w) } else { o.update(from: s, count: r.w) }
+                case .rgb24:
+                    let s = row.assumingMemoryBound(to: UInt8.self)
+                    if channel == 3 { o.update(repeating: 1, count: r.w) } else { for k in 0..<r.w { o[k] = Float(s[3 &* k &+ channel]) * (1 / 255) } }
+                case .rgba, .bgra, .argb:
+                    let s = row.assumingMemoryBound(to: UInt8.self)
+                    if premultiply, channel != 3 {
+                        for k in 0..<r.w {
+                            o[k] = Float(s[4 &* k &+ offsets.c]) * Float(s[4 &* k &+ offsets.a]) * (1 / 65025)
+                        }
+                    } else {
+                        for k in 0..<r.w { o[k] = Float(s[4 &* k &+ offsets.c]) * (1 / 255) }
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// A materialised float image (blur, Lanczos and high-quality downsampling outputs).
@@ -129,6 +215,14 @@ final class _MaterializedNode: _PlanNode, @unchecked Sendable {
             (out + j * stride).update(from: image.row(r.y + j) + (r.x - image.rect.x), count: r.w)
         }
     }
+    override func renderChannelInside(
+        _ r: _IRect, _ channel: Int, _ out: UnsafeMutablePointer<Float>, _ stride: Int, _ ctx: _EvalContext
+    ) {
+        for j in 0..<r.h {
+            let source = image.row(r.y + j) + (r.x - image.rect.x), destination = out + j * stride
+            for k in 0..<r.w { destination[k] = source[k][channel] }
+        }
+    }
 }
 
 /// The child, limited to narrower bounds (`cropped(to:)`); the clipping is done by `render`.
@@ -140,6 +234,14 @@ final class _CropNode: _PlanNode, @unchecked Sendable {
     }
     override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
         child.render(r, out, stride, ctx)
+    }
+    override func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
+        child.renderBytes(r, out, stride, ctx)
+    }
+    override func renderChannelInside(
+        _ r: _IRect, _ channel: Int, _ out: UnsafeMutablePointer<Float>, _ stride: Int, _ ctx: _EvalContext
+    ) {
+        child.renderChannel(r, channel, out, stride, ctx)
     }
 }
 
@@ -156,6 +258,14 @@ final class _TranslateNode: _PlanNode, @unchecked Sendable {
     }
     override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
         child.render(r.offsetBy(-dx, -dy), out, stride, ctx)
+    }
+    override func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
+        child.renderBytes(r.offsetBy(-dx, -dy), out, stride, ctx)
+    }
+    override func renderChannelInside(
+        _ r: _IRect, _ channel: Int, _ out: UnsafeMutablePointer<Float>, _ stride: Int, _ ctx: _EvalContext
+    ) {
+        child.renderChannel(r.offsetBy(-dx, -dy), channel, out, stride, ctx)
     }
 }
 
@@ -211,6 +321,8 @@ final class _AxisTransformNode: _PlanNode, @unchecked Sendable {
     let slot: Int
     let tableSlot: Int
     let rowSlot: Int
+    /// Whether output pixel centres land exactly on source pixel centres (flips).
+    let exact: Bool
 
     init(child: _PlanNode, inverse t: CGAffineTransform, bounds: _IRect, slots: (Int, Int, Int)) {
         self.child = child
@@ -219,7 +331,72 @@ final class _AxisTransformNode: _PlanNode, @unchecked Sendable {
         ay = Double(t.d)
         by = Double(t.ty)
         (slot, tableSlot, rowSlot) = slots
+        exact = abs(ax) == 1 && abs(ay) == 1 && bx == bx.rounded() && by == by.rounded()
         super.init(bounds: bounds)
+    }
+
+    /// Source column index and weight of each output column of `r`.
+    private func columns(_ r: _IRect, _ s: _IRect, _ ctx: _EvalContext) -> (UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Float>, Bool) {
+        let table = ctx.raw(tableSlot, bytes: r.w * 8)
+        let index = table.bindMemory(to: Int32.self, capacity: r.w)
+        let weight = (table + r.w * 4).bindMemory(to: Float.self, capacity: r.w)
+        var integral = true
+        for k in 0..<r.w {
+            let u = ax * (Double(r.x + k) + 0.5) + bx - 0.5
+            let i0 = u.rounded(.down)
+            index[k] = Int32(Int(i0) - s.x)
+            weight[k] = Float(u - i0)
+            if weight[k] != 0 { integral = false }
+        }
+        return (index, weight, integral)
+    }
+
+    override func renderChannelInside(
+        _ r: _IRect, _ channel: Int, _ out: UnsafeMutablePointer<Float>, _ stride: Int, _ ctx: _EvalContext
+    ) {
+        let s = sourceRect(r)
+        if _split(r, s, out, stride, { self.renderChannelInside($0, channel, $1, stride, ctx) }) { return }
+        let buffer = ctx.raw(slot, bytes: s.area * 4).bindMemory(to: Float.self, capacity: s.area)
+        child.renderChannel(s, channel, buffer, s.w, ctx)
+        let (index, weight, _) = columns(r, s, ctx)
+        let temp = ctx.raw(rowSlot, bytes: s.w * 4).bindMemory(to: Float.self, capacity: s.w)
+        for j in 0..<r.h {
+            let v = ay * (Double(r.y + j) + 0.5) + by - 0.5
+            let j0 = v.rounded(.down)
+            let fy = Float(v - j0)
+            let row0 = buffer + (Int(j0) - s.y) * s.w
+            let source: UnsafeMutablePointer<Float>
+            if fy == 0 {
+                source = row0
+            } else {
+                let row1 = row0 + s.w
+                for k in 0..<s.w { temp[k] = row0[k] + (row1[k] - row0[k]) * fy }
+                source = temp
+            }
+            let o = out + j * stride
+            for k in 0..<r.w {
+                let i = Int(index[k])
+                let a = source[i], b = source[i &+ 1]
+                o[k] = a + (b - a) * weight[k]
+            }
+        }
+    }
+
+    override func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
+        guard exact else {
+            super.renderBytesInside(r, out, stride, ctx)
+            return
+        }
+        let s = sourceRect(r)
+        let buffer = ctx.raw(slot, bytes: s.area * 4).bindMemory(to: _Word.self, capacity: s.area)
+        child.renderBytes(s, buffer, s.w, ctx)
+        let (index, _, _) = columns(r, s, ctx)
+        for j in 0..<r.h {
+            let v = Int((ay * (Double(r.y + j) + 0.5) + by - 0.5).rounded())
+            let row = buffer + (v - s.y) * s.w
+            let o = out + j * stride
+            for k in 0..<r.w { o[k] = row[Int(index[k])] }
+        }
     }
 
     /// The child pixels read for output rectangle `r`.
@@ -233,32 +410,10 @@ final class _AxisTransformNode: _PlanNode, @unchecked Sendable {
 
     override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
         let s = sourceRect(r)
-        // Strong downscales read many source pixels per output pixel: split the tile.
-        if s.area > max(4 * r.area, 1 << 16), r.h > 1 || r.w > 1 {
-            if r.h > 1 {
-                let half = r.h / 2
-                renderInside(_IRect(x: r.x, y: r.y, w: r.w, h: half), out, stride, ctx)
-                renderInside(_IRect(x: r.x, y: r.y + half, w: r.w, h: r.h - half), out + half * stride, stride, ctx)
-            } else {
-                let half = r.w / 2
-                renderInside(_IRect(x: r.x, y: r.y, w: half, h: 1), out, stride, ctx)
-                renderInside(_IRect(x: r.x + half, y: r.y, w: r.w - half, h: 1), out + half, stride, ctx)
-            }
-            return
-        }
+        if _split(r, s, out, stride, { self.renderInside($0, $1, stride, ctx) }) { return }
         let buffer = ctx.pixels(slot, s.area)
         child.render(s, buffer, s.w, ctx)
-        let table = ctx.raw(tableSlot, bytes: r.w * 8)
-        let index = table.bindMemory(to: Int32.self, capacity: 2 * r.w)
-        let weight = (table + r.w * 4).bindMemory(to: Float.self, capacity: r.w)
-        var integral = true
-        for k in 0..<r.w {
-            let u = ax * (Double(r.x + k) + 0.5) + bx - 0.5
-            let i0 = u.rounded(.down)
-            index[k] = Int32(Int(i0) - s.x)
-            weight[k] = Float(u - i0)
-            if weight[k] != 0 { integral = false }
-        }
+        let (index, weight, integral) = columns(r, s, ctx)
         let temp = ctx.pixels(rowSlot, s.w)
         for j in 0..<r.h {
             let v = ay * (Double(r.y + j) + 0.5) + by - 0.5
@@ -292,11 +447,26 @@ final class _AffineTransformNode: _PlanNode, @unchecked Sendable {
     let child: _PlanNode
     let inverse: CGAffineTransform
     let slot: Int
+    /// For transforms that map pixel centres onto pixel centres: integer source index
+    /// `u = a·x + c·y + u0`, `v = b·x + d·y + v0`.
+    let exact: (a: Int, b: Int, c: Int, d: Int, u0: Int, v0: Int)?
 
     init(child: _PlanNode, inverse: CGAffineTransform, bounds: _IRect, slot: Int) {
         self.child = child
         self.inverse = inverse
         self.slot = slot
+        let m = inverse
+        let unit: Set<CGFloat> = [-1, 0, 1]
+        if unit.contains(m.a), unit.contains(m.b), unit.contains(m.c), unit.contains(m.d), abs(m.a * m.d - m.b * m.c) == 1,
+            m.tx == m.tx.rounded(), m.ty == m.ty.rounded(), abs(m.tx) < 1e9, abs(m.ty) < 1e9
+        {
+            exact = (
+                Int(m.a), Int(m.b), Int(m.c), Int(m.d), Int(((m.a + m.c) * 0.5 + m.tx - 0.5).rounded()),
+                Int(((m.b + m.d) * 0.5 + m.ty - 0.5).rounded())
+            )
+        } else {
+            exact = nil
+        }
         super.init(bounds: bounds)
     }
 
@@ -307,20 +477,31 @@ final class _AffineTransformNode: _PlanNode, @unchecked Sendable {
             x1: _floorInt(Double(box.maxX) - 0.5) + 2, y1: _floorInt(Double(box.maxY) - 0.5) + 2)
     }
 
-    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
-        let s = sourceRect(r)
-        if s.area > max(4 * r.area, 1 << 16), r.h > 1 || r.w > 1 {
-            if r.h > 1 {
-                let half = r.h / 2
-                renderInside(_IRect(x: r.x, y: r.y, w: r.w, h: half), out, stride, ctx)
-                renderInside(_IRect(x: r.x, y: r.y + half, w: r.w, h: r.h - half), out + half * stride, stride, ctx)
-            } else {
-                let half = r.w / 2
-                renderInside(_IRect(x: r.x, y: r.y, w: half, h: 1), out, stride, ctx)
-                renderInside(_IRect(x: r.x + half, y: r.y, w: r.w - half, h: 1), out + half, stride, ctx)
-            }
+    override func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
+        guard let exact else {
+            super.renderBytesInside(r, out, stride, ctx)
             return
         }
+        // Quarter turns and mirrors: every output pixel is one source pixel.
+        let s = sourceRect(r)
+        let buffer = ctx.raw(slot, bytes: s.area * 4).bindMemory(to: _Word.self, capacity: s.area)
+        child.renderBytes(s, buffer, s.w, ctx)
+        for j in 0..<r.h {
+            let y = r.y + j
+            let o = out + j * stride
+            var u = exact.a * r.x + exact.c * y + exact.u0 - s.x
+            var v = exact.b * r.x + exact.d * y + exact.v0 - s.y
+            for k in 0..<r.w {
+                o[k] = u >= 0 && u < s.w && v >= 0 && v < s.h ? buffer[v &* s.w &+ u] : 0
+                u &+= exact.a
+                v &+= exact.b
+            }
+        }
+    }
+
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        let s = sourceRect(r)
+        if _split(r, s, out, stride, { self.renderInside($0, $1, stride, ctx) }) { return }
         let buffer = ctx.pixels(slot, s.area)
         child.render(s, buffer, s.w, ctx)
         let m = inverse
@@ -372,6 +553,23 @@ final class _CompositeNode: _PlanNode, @unchecked Sendable {
             }
         }
     }
+
+    override func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
+        foreground.renderBytes(r, out, stride, ctx)
+        if r.intersection(background.bounds).isEmpty { return }
+        let scratch = ctx.raw(slot, bytes: (r.area + r.w) * 4)
+        let b = scratch.bindMemory(to: _Word.self, capacity: r.area + r.w)
+        let spread = b + r.area
+        background.renderBytes(r, b, r.w, ctx)
+        for j in 0..<r.h {
+            let o = out + j * stride
+            for k in 0..<r.w { spread[k] = (255 &- (o[k] &>> 24)) &* 0x0101_0101 }
+            _overBytes(
+                UnsafeMutableRawPointer(o).assumingMemoryBound(to: UInt8.self),
+                UnsafeRawPointer(b + j * r.w).assumingMemoryBound(to: UInt8.self),
+                UnsafeRawPointer(spread).assumingMemoryBound(to: UInt8.self), 4 * r.w)
+        }
+    }
 }
 
 /// `CIBlendWith…Mask`: `bg + m·(fg − bg)` with `m` one channel of the mask.
@@ -416,6 +614,30 @@ final class _BlendNode: _PlanNode, @unchecked Sendable {
             }
         }
     }
+
+    override func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
+        if r.intersection(mask.bounds).isEmpty {
+            background.renderBytes(r, out, stride, ctx)
+            return
+        }
+        foreground.renderBytes(r, out, stride, ctx)
+        let b = ctx.raw(backgroundSlot, bytes: r.area * 4).bindMemory(to: _Word.self, capacity: r.area)
+        background.renderBytes(r, b, r.w, ctx)
+        let scratch = ctx.raw(maskSlot, bytes: r.area * 4 + r.w * 5)
+        let m = scratch.bindMemory(to: Float.self, capacity: r.area)
+        let spread = (scratch + r.area * 4).bindMemory(to: UInt32.self, capacity: r.w)
+        let weights = (scratch + r.area * 4 + r.w * 4).bindMemory(to: UInt8.self, capacity: r.w)
+        mask.renderChannel(r, channel, m, r.w, ctx)
+        for j in 0..<r.h {
+            let mk = m + j * r.w
+            for k in 0..<r.w { weights[k] = _unitToByte(mk[k]) }
+            _spread(weights, spread, r.w)
+            let o = UnsafeMutableRawPointer(out + j * stride).assumingMemoryBound(to: UInt8.self)
+            _blendBytes(
+                o, UnsafeRawPointer(b + j * r.w).assumingMemoryBound(to: UInt8.self),
+                UnsafeRawPointer(spread).assumingMemoryBound(to: UInt8.self), o, 4 * r.w)
+        }
+    }
 }
 
 /// Per-pixel colour operations.
@@ -436,6 +658,22 @@ final class _PointNode: _PlanNode, @unchecked Sendable {
         self.child = child
         self.operation = operation
         super.init(bounds: bounds)
+    }
+
+    override func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
+        guard case .maximumComponent = operation else {
+            super.renderBytesInside(r, out, stride, ctx)
+            return
+        }
+        child.renderBytes(r, out, stride, ctx)
+        for j in 0..<r.h {
+            let o = out + j * stride
+            for k in 0..<r.w {
+                let p = o[k]
+                let m = max(p & 0xFF, max((p &>> 8) & 0xFF, (p &>> 16) & 0xFF))
+                o[k] = m &* 0x0001_0101 | (p & 0xFF00_0000)
+            }
+        }
     }
 
     override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
@@ -496,4 +734,23 @@ final class _PointNode: _PlanNode, @unchecked Sendable {
 
 @inline(__always) func _signedPow(_ v: Float, _ p: Float) -> Float {
     v >= 0 ? Foundation.pow(v, p) : -Foundation.pow(-v, p)
+}
+
+/// Splits `r` in two and renders each half with `body` when its source rectangle `s` is much
+/// larger than `r` (strong downscales); returns whether it did.
+@inline(__always)
+func _split<T>(
+    _ r: _IRect, _ s: _IRect, _ out: UnsafeMutablePointer<T>, _ stride: Int, _ body: (_IRect, UnsafeMutablePointer<T>) -> Void
+) -> Bool {
+    guard s.area > max(4 * r.area, 1 << 16), r.h > 1 || r.w > 1 else { return false }
+    if r.h > 1 {
+        let half = r.h / 2
+        body(_IRect(x: r.x, y: r.y, w: r.w, h: half), out)
+        body(_IRect(x: r.x, y: r.y + half, w: r.w, h: r.h - half), out + half * stride)
+    } else {
+        let half = r.w / 2
+        body(_IRect(x: r.x, y: r.y, w: half, h: 1), out)
+        body(_IRect(x: r.x + half, y: r.y, w: r.w - half, h: 1), out + half)
+    }
+    return true
 }
