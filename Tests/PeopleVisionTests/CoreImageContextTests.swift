@@ -10,6 +10,73 @@ struct CoreImageContextTests {
         CIImage(cvPixelBuffer: CITest.buffer(6, 4, kCVPixelFormatType_32RGBA) { x, y in [UInt8(40 * x), UInt8(60 * y), 7, 255] })
     }
 
+    @Test("the 8-bit fast path agrees with the float path within 1 LSB on a mixed recipe")
+    func fastPathMatchesFloat() {
+        func noise(_ salt: Int, _ format: OSType, alpha: Bool) -> CIImage {
+            CIImage(cvPixelBuffer: CITest.buffer(53, 41, format) { x, y in
+                let a: UInt8 = alpha ? max(CITest.noise(x, y, salt + 9), 1) : 255
+                return (0..<3).map { min(CITest.noise(x, y, salt + $0), a) } + [a]
+            })
+        }
+        let fg = noise(0, kCVPixelFormatType_32BGRA, alpha: true), bg = noise(5, kCVPixelFormatType_32ARGB, alpha: false)
+        let mask = CIImage(cvPixelBuffer: CITest.buffer(7, 5, kCVPixelFormatType_OneComponent8) { x, y in [CITest.noise(x, y, 30)] })
+            .transformed(by: CGAffineTransform(scaleX: 53.0 / 7, y: 41.0 / 5))
+        let recipes: [CIImage] = [
+            fg.applyingFilter("CIBlendWithRedMask", parameters: [kCIInputBackgroundImageKey: bg, kCIInputMaskImageKey: mask]),
+            fg.composited(over: bg.transformed(by: CGAffineTransform(translationX: 3, y: -2))),
+            fg.oriented(.right).composited(over: bg.oriented(.right)).cropped(to: CGRect(x: 2, y: 3, width: 30, height: 40)),
+            fg.oriented(.upMirrored).applyingFilter("CIMaximumComponent"),
+            fg.applyingFilter("CIGammaAdjust", parameters: ["inputPower": 0.7]).composited(over: CIImage(color: .gray)),
+            fg.applyingGaussianBlur(sigma: 1.5).applyingFilter("CIBlendWithMask", parameters: [
+                kCIInputBackgroundImageKey: CIImage(color: .red), kCIInputMaskImageKey: mask.applyingGaussianBlur(sigma: 2),
+            ]),
+        ]
+        for (i, recipe) in recipes.enumerated() {
+            let rect = CGRect(x: -4, y: -3, width: 70, height: 60)
+            let fast = CITest.rgba(recipe, rect)
+            let exact = CITest.rgbaFloat(recipe, rect)
+            var worst = 0
+            for y in 0..<60 {
+                for x in 0..<70 {
+                    let e = exact[y][x]
+                    for c in 0..<4 {
+                        let expected = Int((min(max(e[c], 0), 1) * 255).rounded())
+                        worst = max(worst, abs(Int(fast[y][x][c]) - expected))
+                    }
+                }
+            }
+            #expect(worst <= 1, "recipe \(i): \(worst)")
+        }
+    }
+
+    @Test("large renders are split over threads and match the per-pixel reference")
+    func largeThreadedRender() {
+        let w = 1200, h = 700
+        let fgBuffer = CITest.buffer(w, h, kCVPixelFormatType_32BGRA) { x, y in [CITest.noise(x, y, 1), UInt8(x & 255), UInt8(y & 255), 255] }
+        let bgBuffer = CITest.buffer(w, h, kCVPixelFormatType_32BGRA) { x, y in [UInt8(y & 255), CITest.noise(x, y, 2), 9, 255] }
+        let maskBuffer = CITest.buffer(150, 70, kCVPixelFormatType_OneComponent8) { x, y in [UInt8((x * 7 + y * 3) & 255)] }
+        let mask = CIImage(cvPixelBuffer: maskBuffer).transformed(by: CGAffineTransform(scaleX: 8, y: 10))
+        let output = CIImage(cvPixelBuffer: fgBuffer).applyingFilter("CIBlendWithRedMask", parameters: [
+            kCIInputBackgroundImageKey: CIImage(cvPixelBuffer: bgBuffer), kCIInputMaskImageKey: mask,
+        ])
+        var out: CVPixelBuffer?
+        CVPixelBufferCreate(nil, w, h, kCVPixelFormatType_32BGRA, nil, &out)
+        CIContext().render(output, to: out!)
+        let m = CITest.rgbaFloat(mask, CGRect(x: 0, y: 0, width: w, height: h))
+        var worst = 0
+        for y in stride(from: 0, to: h, by: 7) {
+            for x in stride(from: 0, to: w, by: 3) {
+                let f = CITest.bytes(fgBuffer, x, y), b = CITest.bytes(bgBuffer, x, y), o = CITest.bytes(out!, x, y)
+                let weight = Double(m[y][x][0])
+                for c in 0..<4 {
+                    let expected = Double(b[c]) + weight * (Double(f[c]) - Double(b[c]))
+                    worst = max(worst, abs(Int(o[c]) - Int(expected.rounded())))
+                }
+            }
+        }
+        #expect(worst <= 1)
+    }
+
     @Test("render(_:to:) writes BGRA, ARGB and RGBA buffers in their byte order, top row first")
     func renderToPixelBuffer() {
         let image = gradient()
@@ -205,5 +272,73 @@ struct CoreImageContextTests {
         #expect(image.extent == CGRect(x: 0, y: 0, width: 6, height: 4))
         #expect(image.properties["PixelWidth"] as? Int == 6)
         #expect(image.properties["Orientation"] == nil)
+
+        // A JPEG stored 16 × 8 with EXIF orientation 6 (rotate 90° clockwise to view).
+        let stored = CIImage(cvPixelBuffer: CITest.buffer(16, 8, kCVPixelFormatType_32RGBA) { x, y in
+            [x < 8 ? 255 : 0, y < 4 ? 255 : 0, 0, 255]
+        })
+        let jpeg = CITest.jpegWithOrientation(
+            try #require(CIContext().jpegRepresentation(
+                of: stored, colorSpace: CITest.sRGB, options: [kCGImageDestinationLossyCompressionQuality: 1.0])), 6)
+        let raw = try #require(CIImage(data: jpeg))
+        #expect(raw.extent == CGRect(x: 0, y: 0, width: 16, height: 8))
+        #expect(raw.properties["Orientation"] as? Int == 6)
+        let upright = try #require(CIImage(data: jpeg, options: [.applyOrientationProperty: true]))
+        #expect(upright.extent == CGRect(x: 0, y: 0, width: 8, height: 16))
+        #expect(CITest.rgba(raw.oriented(forExifOrientation: 6)) == CITest.rgba(upright))
+        // Stored top-left (red + green) is shown at the top-right.
+        let corner = CITest.rgba(upright)[1][6]
+        #expect(corner[0] > 200 && corner[1] > 200)
+    }
+
+    @Test("render(_:to:) into a 4:2:0 buffer converts like PVImaging")
+    func renderToYUV() throws {
+        var out: CVPixelBuffer?
+        CVPixelBufferCreate(nil, 8, 6, kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange, nil, &out)
+        let yuv = try #require(out)
+        let image = CIImage(color: CIColor(red: 0.8, green: 0.4, blue: 0.2)).cropped(to: CGRect(x: 0, y: 0, width: 8, height: 6))
+        CIContext().render(image, to: yuv)
+        let back = try yuv.pixelBuffer.converted(to: .rgba32)
+        back.withUnsafeBytes { bytes in
+            let p = SIMD4(bytes[4 * 3], bytes[4 * 3 + 1], bytes[4 * 3 + 2], bytes[4 * 3 + 3])
+            #expect(CITest.maxDifference(p, SIMD4(204, 102, 51, 255)) <= 3, "\(p)")
+        }
+    }
+
+    @Test("transformed(by:highQualityDownsample:) and the context option filter before shrinking")
+    func highQualityDownsample() {
+        // A 1-pixel checkerboard shrunk to 0.3: bilinear samples alias, Lanczos averages to grey.
+        let checker = CIImage(cvPixelBuffer: CITest.buffer(64, 64, kCVPixelFormatType_OneComponent8) { x, y in [(x + y) % 2 == 0 ? 255 : 0] })
+        let shrink = CGAffineTransform(scaleX: 0.3, y: 0.3)
+        let inner = CGRect(x: 2, y: 2, width: 12, height: 12)
+        func spread(_ image: CIImage, _ context: CIContext = CIContext()) -> Int {
+            let values = CITest.rgba(image, inner, context: context).flatMap { $0.map { Int($0[0]) } }
+            return values.max()! - values.min()!
+        }
+        let fast = checker.transformed(by: shrink)
+        let good = checker.transformed(by: shrink, highQualityDownsample: true)
+        #expect(good.extent == fast.extent)
+        #expect(spread(good) <= 2)
+        #expect(CITest.rgba(good, inner).allSatisfy { $0.allSatisfy { abs(Int($0[0]) - 128) <= 2 } })
+        #expect(spread(fast) > 100)
+        #expect(spread(fast, CIContext(options: [.highQualityDownsample: true])) <= 2)
+    }
+
+    @Test("a rotation samples bilinearly around the centre; the extent is the rotated bounding box")
+    func rotation() {
+        let image = CIImage(cvPixelBuffer: CITest.buffer(21, 21, kCVPixelFormatType_32RGBA) { x, y in
+            [UInt8(10 * x), UInt8(10 * y), 0, 255]
+        })
+        let t = CGAffineTransform(translationX: -10.5, y: -10.5).concatenating(CGAffineTransform(rotationAngle: .pi / 6))
+            .concatenating(CGAffineTransform(translationX: 10.5, y: 10.5))
+        let rotated = image.transformed(by: t)
+        let side = 21 * (cos(CGFloat.pi / 6) + sin(CGFloat.pi / 6))
+        #expect(abs(rotated.extent.width - side) < 1e-9 && abs(rotated.extent.midX - 10.5) < 1e-9)
+        // The centre pixel maps onto itself.
+        #expect(CITest.rgba(rotated, CGRect(x: 10, y: 10, width: 1, height: 1))[0][0] == SIMD4(100, 100, 0, 255))
+        // Rotating back restores the interior within bilinear smoothing.
+        let back = CITest.rgba(rotated.transformed(by: t.inverted()), CGRect(x: 5, y: 5, width: 11, height: 11))
+        let original = CITest.rgba(image, CGRect(x: 5, y: 5, width: 11, height: 11))
+        for y in 0..<11 { for x in 0..<11 { #expect(CITest.maxDifference(back[y][x], original[y][x]) <= 6) } }
     }
 }

@@ -102,6 +102,14 @@ enum CITest {
         return url
     }
 
+    /// `jpeg` with an APP1 EXIF segment whose only tag is Orientation = `orientation` (little endian).
+    static func jpegWithOrientation(_ jpeg: Data, _ orientation: Int) -> Data {
+        let tiff: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, UInt8(orientation), 0, 0, 0, 0, 0, 0, 0]
+        let payload = Array("Exif".utf8) + [0, 0] + tiff
+        let segment: [UInt8] = [0xFF, 0xE1, UInt8((payload.count + 2) >> 8), UInt8((payload.count + 2) & 255)] + payload
+        return Data(jpeg.prefix(2) + segment + jpeg.dropFirst(2))
+    }
+
     static let sRGB = CGColorSpace(name: CGColorSpace.sRGB)!
     static let gray = CGColorSpace(name: CGColorSpace.genericGrayGamma2_2)!
 

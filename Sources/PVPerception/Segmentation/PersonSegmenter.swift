@@ -4,29 +4,37 @@ import PVInference
 
 /// The three person-segmentation levels, as Vision's `QualityLevel` (raw values: accurate 0, balanced 1, fast 2).
 public enum SegmentationQuality: Int, Sendable, CaseIterable {
-    /// Full-resolution mask, edges refined against the image.
+    /// Full-resolution mask: selfie and per-person pose masks fused, edges refined against the image.
     case accurate = 0
     /// The general selfie model's 256×256 mask.
     case balanced = 1
-    /// The landscape selfie model's 256×144 mask (144×256 for portrait images).
+    /// The landscape selfie model's 256×144 mask.
     case fast = 2
 }
 
 /// Person segmentation: a soft mask (1 = person, 0 = background) of an upright image.
 ///
-/// | level | model | mask size |
+/// | level | models | mask size |
 /// |---|---|---|
-/// | fast | `selfie_segmentation_landscape` (the image is turned a quarter turn for portrait frames) | 256×144 or 144×256 |
-/// | balanced | `selfie_segmentation` | 256×256 |
-/// | accurate | the fast level's model, upsampled to the image by a colour guided filter | the image's size |
+/// | fast | `selfie_segmentation_landscape` + pose detector (gate) | 256×144 |
+/// | balanced | `selfie_segmentation` + pose detector (gate) | 256×256 |
+/// | accurate | landscape selfie + pose detector + pose landmarker's per-person masks, fused, colour guided filter | the image's size |
 ///
-/// Safe to share between threads: each call borrows an interpreter from a pool.
+/// The selfie models mark any salient foreground (a cat, a chair) as "person", so the fast and balanced
+/// levels keep their mask only inside the body regions the pose detector finds, and every level returns an
+/// empty mask when no person is found. The selfie models are trained on people close to the camera and miss
+/// small full-body figures; the pose landmarker's mask is tight but exists only for the people it finds. The
+/// accurate level therefore uses the pose mask inside each found person's landmark ROI and the selfie mask
+/// outside them, then refines the boundary band (0.05–0.95) with a colour guided filter.
+///
+/// Safe to share between threads: each call borrows interpreters from pools.
 public final class PersonSegmenter: Sendable {
     /// The level this segmenter runs.
     public let quality: SegmentationQuality
     private let landscape: InterpreterPool
     private let general: InterpreterPool?
     private let detector: PoseDetector
+    private let landmarker: PoseLandmarker?
 
     /// Creates a segmenter; models are loaded once per process and shared.
     /// - Throws: `InferenceError` `.modelNotFound` when the models are not installed.
@@ -34,45 +42,76 @@ public final class PersonSegmenter: Sendable {
         self.quality = quality
         landscape = try InterpreterPool(modelNamed: "selfie_segmentation_landscape.tflite", threads: threads)
         general = quality == .balanced ? try InterpreterPool(modelNamed: "selfie_segmentation.tflite", threads: threads) : nil
-        detector = try PoseDetector(threads: threads)
+        if quality == .accurate {
+            var options = PoseLandmarker.Options()
+            options.segmentation = .roi
+            let landmarker = try PoseLandmarker(options: options, threads: threads)
+            self.landmarker = landmarker
+            detector = landmarker.detector
+        } else {
+            landmarker = nil
+            detector = try PoseDetector(threads: threads)
+        }
     }
 
     /// Segments the people in `image` (any pixel format, upright).
     /// - Returns: a `.oneComponent32Float` mask with values in 0…1, of the size the level documents.
-    ///
-    /// The selfie models mark any salient foreground (a cat, a chair) as "person", so every level keeps the
-    /// mask only inside the body regions the pose detector finds: no person found gives an empty mask.
     public func segment(_ image: PixelBuffer) throws -> PixelBuffer {
-        let people = try detector.detect(in: image).map { PersonRegion(detection: $0) }
-        var mask: PixelBuffer
         switch quality {
-        case .fast:
-            mask = try landscapeMask(image)
-        case .balanced:
-            mask = try selfieMask(image, pool: general!, width: 256, height: 256, rotated: false)
+        case .fast, .balanced:
+            let regions = try detector.detect(in: image).map { PersonRegion(roi: PoseLandmarker.roi(for: $0)) }
+            var mask = quality == .fast
+                ? try selfieMask(image, pool: landscape, width: 256, height: 144)
+                : try selfieMask(image, pool: general!, width: 256, height: 256)
+            Self.gate(&mask, imageWidth: image.width, imageHeight: image.height, regions: regions)
+            return mask
         case .accurate:
-            mask = try Self.refine(try landscapeMask(image), guide: image)
+            let people = try landmarker!.detect(in: image)
+            let W = image.width, H = image.height
+            guard !people.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
+            var fused = try selfieMask(image, pool: landscape, width: 256, height: 144).resized(width: W, height: H, method: .bilinear)
+            var pose = try PixelBuffer(width: W, height: H, format: .oneComponent32Float)
+            for person in people {
+                guard let m = person.segmentation else { continue }
+                try Self.merge(try m.warped(width: W, height: H), into: &pose)
+            }
+            // Inside each person's landmark ROI the pose model's mask decides; outside, the selfie model covers
+            // what the landmarker missed (people it did not find, objects they hold).
+            var inside = try PixelBuffer(width: W, height: H, format: .oneComponent32Float)
+            inside.withUnsafeMutableBytes { r in r.bindMemory(to: Float.self).update(repeating: 1) }
+            Self.gate(&inside, imageWidth: W, imageHeight: H, regions: people.map { PersonRegion(roi: $0.roi, scale: 1.1) })
+            let s = fused.bytesPerRow() / 4
+            pose.withUnsafeBytes { pb in
+                inside.withUnsafeBytes { rb in
+                    fused.withUnsafeMutableBytes { fb in
+                        let p = pb.bindMemory(to: Float.self), r = rb.bindMemory(to: Float.self), f = fb.bindMemory(to: Float.self)
+                        for y in 0..<H {
+                            for x in 0..<W {
+                                let i = y * s + x
+                                f[i] = r[i] * p[i] + (1 - r[i]) * f[i]
+                            }
+                        }
+                    }
+                }
+            }
+            return try Self.refine(fused, guide: image)
         }
-        Self.gate(&mask, imageWidth: image.width, imageHeight: image.height, regions: people)
-        return mask
     }
 
-    /// The area a detected person may occupy: the landmark model's square ROI (centre at the hip, side twice
-    /// the hip-to-head-top distance, turned along the body), enlarged a little.
+    /// The area a detected person may occupy: the landmark model's square ROI (centre at the hips, side 2.5 times
+    /// the hip-to-head-top distance, turned along the body), enlarged by `scale` (default 15 % for hair, hands
+    /// and loose clothes).
     struct PersonRegion {
         var center: SIMD2<Double>
         var axisX: SIMD2<Double>
         var axisY: SIMD2<Double>
         var half: Double
 
-        init(detection: Detection) {
-            let hip = detection.keypoints[0], top = detection.keypoints[1]
-            let d = top - hip
-            let length = max(1, (d * d).sum().squareRoot())
-            center = hip
-            axisY = d / length
-            axisX = SIMD2(-axisY.y, axisY.x)
-            half = length * 1.25 * 1.15  // the pose ROI's ×1.25, plus 15 % for hair, hands and loose clothes
+        init(roi: RotatedRect, scale: Double = 1.15) {
+            center = SIMD2(roi.centerX, roi.centerY)
+            axisX = SIMD2(cos(roi.angle), sin(roi.angle))
+            axisY = SIMD2(-sin(roi.angle), cos(roi.angle))
+            half = max(roi.width, roi.height) / 2 * scale
         }
 
         /// 1 well inside, 0 outside, linear over the outer `feather` fraction.
@@ -103,50 +142,60 @@ public final class PersonSegmenter: Sendable {
         }
     }
 
-    /// The landscape model's mask, with portrait images turned a quarter turn so the person stays upright
-    /// relative to the model's wide input.
-    private func landscapeMask(_ image: PixelBuffer) throws -> PixelBuffer {
-        try selfieMask(image, pool: landscape, width: 256, height: 144, rotated: image.height > image.width)
-    }
-
-    /// Runs a selfie model on the whole image (stretched) and returns its probability mask.
-    /// With `rotated`, the tensor's x axis runs down the image, and the mask is turned back to the image's frame.
-    private func selfieMask(_ image: PixelBuffer, pool: InterpreterPool, width: Int, height: Int, rotated: Bool) throws -> PixelBuffer {
-        let W = Double(image.width), H = Double(image.height)
-        let rect = rotated
-            ? RotatedRect(centerX: W / 2, centerY: H / 2, width: H, height: W, angle: .pi / 2)
-            : RotatedRect(centerX: W / 2, centerY: H / 2, width: W, height: H)
-        let sampler = TensorSampler(width: width, height: height, range: 0...1, fit: .stretch, border: .zero)
-        return try pool.withInterpreter { interpreter in
-            _ = try interpreter.withInput(0) { try sampler.sample(image, rect: rect, into: $0) }
-            try interpreter.invoke()
-            return try interpreter.withOutput(0) { out in
-                if !rotated {
-                    var mask = try PixelBuffer(width: width, height: height, format: .oneComponent32Float)
-                    let stride = mask.bytesPerRow() / 4
-                    mask.withUnsafeMutableBytes { dst in
-                        let d = dst.bindMemory(to: Float.self)
-                        for y in 0..<height { for x in 0..<width { d[y * stride + x] = out[y * width + x] } }
-                    }
-                    return mask
-                }
-                // Tensor (i, j) sits at image x = cx − v·W, y = cy + u·H: mask column = height−1−j, row = i.
-                var mask = try PixelBuffer(width: height, height: width, format: .oneComponent32Float)
-                let stride = mask.bytesPerRow() / 4
-                mask.withUnsafeMutableBytes { dst in
-                    let d = dst.bindMemory(to: Float.self)
-                    for j in 0..<height { for i in 0..<width { d[i * stride + (height - 1 - j)] = out[j * width + i] } }
-                }
-                return mask
+    /// `mask = max(mask, other)`, per pixel (same size, float).
+    static func merge(_ other: PixelBuffer, into mask: inout PixelBuffer) throws {
+        let h = mask.height, w = mask.width, s = mask.bytesPerRow() / 4, so = other.bytesPerRow() / 4
+        other.withUnsafeBytes { o in
+            let o = o.bindMemory(to: Float.self)
+            mask.withUnsafeMutableBytes { m in
+                let m = m.bindMemory(to: Float.self)
+                for y in 0..<h { for x in 0..<w { m[y * s + x] = max(m[y * s + x], o[y * so + x]) } }
             }
         }
     }
 
-    /// Upsamples a low-resolution mask to the image's size along the image's edges (colour guided filter).
+    /// Runs a selfie model on the whole image, stretched to the model's input, and returns its probability mask.
+    private func selfieMask(_ image: PixelBuffer, pool: InterpreterPool, width: Int, height: Int) throws -> PixelBuffer {
+        let sampler = TensorSampler(width: width, height: height, range: 0...1, fit: .stretch, border: .zero)
+        return try pool.withInterpreter { interpreter in
+            _ = try interpreter.withInput(0) { try sampler.sample(image, rect: RotatedRect(covering: image), into: $0) }
+            try interpreter.invoke()
+            var mask = try PixelBuffer(width: width, height: height, format: .oneComponent32Float)
+            let stride = mask.bytesPerRow() / 4
+            interpreter.withOutput(0) { out in
+                mask.withUnsafeMutableBytes { dst in
+                    let d = dst.bindMemory(to: Float.self)
+                    for y in 0..<height { for x in 0..<width { d[y * stride + x] = out[y * width + x] } }
+                }
+            }
+            return mask
+        }
+    }
+
+    /// Refines a full-size mask along the image's edges: a colour guided filter, applied only in the uncertain
+    /// band at the person's boundary (confident pixels keep their value, so the filter cannot bleed into them).
     static func refine(_ mask: PixelBuffer, guide image: PixelBuffer) throws -> PixelBuffer {
         let side = min(image.width, image.height)
         let radius = max(2, side / 80)
-        let filter = GuidedFilter(radius: radius, epsilon: 2e-3, guide: .color, subsampling: max(1, min(4, radius / 2)))
-        return try filter.filter(mask, guide: image)
+        let eps: Float = 1e-2
+        let band: Float = 0.5
+        let filter = GuidedFilter(radius: radius, epsilon: eps, guide: .color, subsampling: max(1, min(4, radius / 2)))
+        var refined = try filter.filter(mask, guide: image)
+        let s = mask.bytesPerRow() / 4, rs = refined.bytesPerRow() / 4, w = mask.width, h = mask.height
+        mask.withUnsafeBytes { mb in
+            let m = mb.bindMemory(to: Float.self)
+            refined.withUnsafeMutableBytes { rb in
+                let r = rb.bindMemory(to: Float.self)
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let v = m[y * s + x]
+                        // Weight 1 at 0.5, falling to 0 at 0.5 ± band.
+                        let t = max(0, 1 - abs(v - 0.5) / band)
+                        r[y * rs + x] = v + (r[y * rs + x] - v) * t
+                    }
+                }
+            }
+        }
+        return refined
     }
 }

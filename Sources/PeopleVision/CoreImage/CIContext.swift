@@ -4,7 +4,7 @@ import PVImaging
 /// Evaluates ``CIImage`` recipes into pixels, as Core Image's `CIContext`.
 ///
 /// Rendering runs on the CPU: the recipe is compiled for the requested rectangle and evaluated
-/// once, fused, tile by tile (512 × 16 pixels) on up to ``PVImaging/ImagingThreads/maximum``
+/// once, fused, in bands of up to 2048 × 8 pixels on up to ``PVImaging/ImagingThreads/maximum``
 /// threads; per-pixel filters, crops, composites and bilinear transforms keep no intermediate
 /// image, while Gaussian blurs and Lanczos scaling are materialised over just the region needed.
 /// Values are premultiplied 32-bit float RGBA in the images' own (sRGB-encoded) space: there
@@ -88,9 +88,10 @@ public final class CIContext: Sendable {
     }
 
     /// Renders the `bounds` rectangle of `image` into memory in `format`, as Core Image's
-    /// `render(_:toBitmap:rowBytes:bounds:format:colorSpace:)`. Every pixel of `bounds` is
-    /// written (clear outside the extent); alpha formats are premultiplied. An unknown format
-    /// or an infinite `bounds` writes nothing.
+    /// `render(_:toBitmap:rowBytes:bounds:format:colorSpace:)`. `bounds` is made integral
+    /// (outward), and `data` must hold that many rows of `rowBytes`. Every pixel is written (clear
+    /// outside the extent), top row first; alpha formats are premultiplied. An unknown format or
+    /// an infinite `bounds` writes nothing.
     public func render(
         _ image: CIImage, toBitmap data: UnsafeMutableRawPointer, rowBytes: Int, bounds: CGRect, format: CIFormat,
         colorSpace: CGColorSpace?
@@ -198,14 +199,17 @@ public final class CIContext: Sendable {
         guard !target.isEmpty else { return }
         let plan = _Compiler.plan(image, rect: target, highQualityDownsample: highQualityDownsample)
         let bpp = layout.bytesPerPixel
-        if case .rgba8(let order) = layout, !unpremultiply {
-            // The 8-bit fast path (see _RenderBytes.swift).
-            _Renderer.runBytes(plan, rect: target) { tile, words, stride in
-                for j in 0..<tile.h {
-                    let row = destination.maxY - 1 - (tile.y + j)
-                    _writeWords(order, words + j * stride, tile.w, base + row * rowBytes + (tile.x - destination.x) * 4)
-                }
-            }
+        if case .rgba8(let order) = layout, !unpremultiply, rowBytes % 4 == 0, Int(bitPattern: base) % 4 == 0 {
+            // The 8-bit fast path (see _RenderBytes.swift), rendered in place.
+            let words = _UncheckedSendable(base.assumingMemoryBound(to: _Word.self))
+            let wordsPerRow = rowBytes / 4, top = destination.maxY - 1, left = target.x - destination.x
+            _Renderer.runBytes(
+                plan, rect: target, destination: { y in words.value + (top - y) * wordsPerRow + left },
+                finish: { tile in
+                    for y in tile.y..<tile.maxY {
+                        _reorderWords(order, words.value + (top - y) * wordsPerRow + (tile.x - destination.x), tile.w)
+                    }
+                })
             return
         }
         _Renderer.run(plan, rect: target) { tile, pixels, stride in

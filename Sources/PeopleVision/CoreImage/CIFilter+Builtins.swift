@@ -16,52 +16,71 @@ public protocol CIFilterProtocol: AnyObject {
 /// background's. A one-component mask reads as grey with alpha 1, so the alpha variant then
 /// shows only the input (as on Apple platforms).
 public protocol CIBlendWithMask: CIFilterProtocol {
+    /// The image to filter (`inputImage`).
     var inputImage: CIImage? { get set }
+    /// The image shown where the mask is 0 / under the input (`inputBackgroundImage`).
     var backgroundImage: CIImage? { get set }
+    /// The mask (`inputMaskImage`).
     var maskImage: CIImage? { get set }
 }
 
 /// `CISourceOverCompositing` and the other compositing filters' protocol, as Core Image's
 /// `CICompositeOperation`: `input + background·(1 − input.alpha)`.
 public protocol CICompositeOperation: CIFilterProtocol {
+    /// The image to filter (`inputImage`).
     var inputImage: CIImage? { get set }
+    /// The image shown where the mask is 0 / under the input (`inputBackgroundImage`).
     var backgroundImage: CIImage? { get set }
 }
 
 /// `CIMaximumComponent`: grey `max(r, g, b)` per pixel, alpha kept.
 public protocol CIMaximumComponent: CIFilterProtocol {
+    /// The image to filter (`inputImage`).
     var inputImage: CIImage? { get set }
 }
 
 /// `CIGammaAdjust`: each unpremultiplied colour channel `c` becomes `sign(c)·|c|^power`
 /// (sRGB-encoded values, alpha kept). Default power 1.
 public protocol CIGammaAdjust: CIFilterProtocol {
+    /// The image to filter (`inputImage`).
     var inputImage: CIImage? { get set }
+    /// The exponent (`inputPower`, default 1).
     var power: Float { get set }
 }
 
 /// `CIGaussianBlur`: a Gaussian blur whose standard deviation is `radius` pixels (default 10),
 /// i.e. `applyingGaussianBlur(sigma: radius)`; the extent grows by `ceil(3·radius)`.
 public protocol CIGaussianBlur: CIFilterProtocol {
+    /// The image to filter (`inputImage`).
     var inputImage: CIImage? { get set }
+    /// The standard deviation in pixels (`inputRadius`, default 10).
     var radius: Float { get set }
 }
 
 /// `CILanczosScaleTransform`: Lanczos-3 scaling to `(w·scale·aspectRatio) × (h·scale)`, rounded
 /// to whole pixels; edges are clamped, not faded. Defaults 1 and 1.
 public protocol CILanczosScaleTransform: CIFilterProtocol {
+    /// The image to filter (`inputImage`).
     var inputImage: CIImage? { get set }
+    /// The vertical scale (`inputScale`, default 1).
     var scale: Float { get set }
+    /// The extra horizontal scale (`inputAspectRatio`, default 1).
     var aspectRatio: Float { get set }
 }
 
 /// `CIColorMatrix`: output channel `i` = `dot(vector_i, unpremultiplied rgba) + bias_i`.
 public protocol CIColorMatrix: CIFilterProtocol {
+    /// The image to filter (`inputImage`).
     var inputImage: CIImage? { get set }
+    /// Weights of the red output (`inputRVector`, default (1, 0, 0, 0)).
     var rVector: CIVector { get set }
+    /// Weights of the green output (`inputGVector`, default (0, 1, 0, 0)).
     var gVector: CIVector { get set }
+    /// Weights of the blue output (`inputBVector`, default (0, 0, 1, 0)).
     var bVector: CIVector { get set }
+    /// Weights of the alpha output (`inputAVector`, default (0, 0, 0, 1)).
     var aVector: CIVector { get set }
+    /// Added to every output (`inputBiasVector`, default 0).
     var biasVector: CIVector { get set }
 }
 
@@ -69,7 +88,9 @@ public protocol CIColorMatrix: CIFilterProtocol {
 /// the same segmenter as `VNGeneratePersonSegmentationRequest`. `qualityLevel`: 0 = accurate
 /// (default), 1 = balanced, 2 = fast. The mask has the segmenter's resolution.
 public protocol CIPersonSegmentation: CIFilterProtocol {
+    /// The image to filter (`inputImage`).
     var inputImage: CIImage? { get set }
+    /// 0 accurate (default), 1 balanced, 2 fast (`inputQualityLevel`).
     var qualityLevel: Int { get set }
 }
 

@@ -239,3 +239,7 @@ struct _BuiltinFilter: Sendable {
         },
     ]
 }
+
+/// Filters are mutable and not thread-safe, as on Apple platforms.
+@available(*, unavailable)
+extension CIFilter: Sendable {}

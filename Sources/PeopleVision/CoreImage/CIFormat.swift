@@ -13,23 +13,40 @@ import Foundation
 /// | ``R8``, ``Rh``, ``Rf`` | the red channel |
 /// | ``A8``, ``Ah``, ``Af`` | the alpha channel |
 public struct CIFormat: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// This library's code for the format (not Apple's value).
     public let rawValue: Int32
+    /// A format from its code.
     public init(rawValue: Int32) { self.rawValue = rawValue }
 
+    /// 8-bit A, R, G, B (`kCIFormatARGB8`).
     public static let ARGB8 = CIFormat(rawValue: 1)
+    /// 8-bit B, G, R, A (`kCIFormatBGRA8`).
     public static let BGRA8 = CIFormat(rawValue: 2)
+    /// 8-bit R, G, B, A (`kCIFormatRGBA8`).
     public static let RGBA8 = CIFormat(rawValue: 3)
+    /// 8-bit A, B, G, R (`kCIFormatABGR8`).
     public static let ABGR8 = CIFormat(rawValue: 4)
+    /// Half-float R, G, B, A (`kCIFormatRGBAh`).
     public static let RGBAh = CIFormat(rawValue: 5)
+    /// Float R, G, B, A (`kCIFormatRGBAf`).
     public static let RGBAf = CIFormat(rawValue: 6)
+    /// 8-bit luminance (`kCIFormatL8`).
     public static let L8 = CIFormat(rawValue: 7)
+    /// Half-float luminance (`kCIFormatLh`).
     public static let Lh = CIFormat(rawValue: 8)
+    /// Float luminance (`kCIFormatLf`).
     public static let Lf = CIFormat(rawValue: 9)
+    /// 8-bit red channel (`kCIFormatR8`).
     public static let R8 = CIFormat(rawValue: 10)
+    /// Half-float red channel (`kCIFormatRh`).
     public static let Rh = CIFormat(rawValue: 11)
+    /// Float red channel (`kCIFormatRf`).
     public static let Rf = CIFormat(rawValue: 12)
+    /// 8-bit alpha channel (`kCIFormatA8`).
     public static let A8 = CIFormat(rawValue: 13)
+    /// Half-float alpha channel (`kCIFormatAh`).
     public static let Ah = CIFormat(rawValue: 14)
+    /// Float alpha channel (`kCIFormatAf`).
     public static let Af = CIFormat(rawValue: 15)
 
     public var description: String {

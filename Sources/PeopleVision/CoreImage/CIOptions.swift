@@ -6,8 +6,11 @@ import Foundation
 /// Auxiliary keys take `true` (`Bool` or `NSNumber`) and make the initializer return that
 /// auxiliary image of a HEIC file instead of the main image, or nil when the file has none.
 public struct CIImageOption: RawRepresentable, Hashable, Sendable {
+    /// The key's string (the Objective-C symbol's name).
     public let rawValue: String
+    /// A key from its string.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// A key from its string.
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// `kCIImageApplyOrientationProperty`: `true` rotates a file's pixels upright by its EXIF
@@ -45,8 +48,11 @@ public struct CIImageOption: RawRepresentable, Hashable, Sendable {
 /// as a HEIC auxiliary image. The `av…` keys and the HDR keys are declared so code compiles but
 /// are refused at export (there is no AVFoundation here).
 public struct CIImageRepresentationOption: RawRepresentable, Hashable, Sendable {
+    /// The key's string (the Objective-C symbol's name).
     public let rawValue: String
+    /// A key from its string.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// A key from its string.
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// `kCIImageRepresentationAVDepthData` (not supported: throws at export).
@@ -98,8 +104,11 @@ public let kCGImageDestinationLossyCompressionQuality = CIImageRepresentationOpt
 /// ``workingColorSpace`` set to `NSNull()` (Apple's "no colour management") describes exactly
 /// what this library does; any other value is accepted and ignored.
 public struct CIContextOption: RawRepresentable, Hashable, Sendable {
+    /// The key's string (the Objective-C symbol's name).
     public let rawValue: String
+    /// A key from its string.
     public init(rawValue: String) { self.rawValue = rawValue }
+    /// A key from its string.
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
     /// `kCIContextWorkingColorSpace` (see the type's notes).

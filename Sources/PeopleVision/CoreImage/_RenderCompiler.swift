@@ -6,6 +6,7 @@ import PVImaging
 
 final class _Compiler {
     private var slotCount = 0
+    private var rotates = false
     private let highQualityDownsample: Bool
     private var cache: [ObjectIdentifier: (roi: _IRect, node: _PlanNode)] = [:]
 
@@ -17,7 +18,7 @@ final class _Compiler {
     static func plan(_ image: CIImage, rect: _IRect, highQualityDownsample: Bool = false) -> _Plan {
         let compiler = _Compiler(highQualityDownsample: highQualityDownsample)
         let root = compiler.compile(image, rect)
-        return _Plan(root: root, slots: compiler.slotCount)
+        return _Plan(root: root, slots: compiler.slotCount, squareTiles: compiler.rotates)
     }
 
     private func slot() -> Int {
@@ -136,6 +137,7 @@ final class _Compiler {
             return _AxisTransformNode(
                 child: compile(child, source), inverse: inverse, bounds: bounds, slots: (slot(), slot(), slot()))
         }
+        rotates = true
         let probe = _AffineTransformNode(child: _EmptyNode(), inverse: inverse, bounds: bounds, slot: 0)
         return _AffineTransformNode(
             child: compile(child, probe.sourceRect(need)), inverse: inverse, bounds: bounds, slot: slot())

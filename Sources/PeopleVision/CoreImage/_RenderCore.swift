@@ -129,13 +129,24 @@ final class _FloatImage: @unchecked Sendable {
 final class _EvalContext {
     private var buffers: [UnsafeMutableRawPointer?]
     private var capacities: [Int]
+    private var keys: [SIMD4<Int>]
     private let fallbackSlot: Int
 
     /// `slots` for the plan's nodes, plus one for tiles and one for ``fallback(_:)``.
     init(slots: Int) {
         buffers = Array(repeating: nil, count: slots + 2)
         capacities = Array(repeating: 0, count: slots + 2)
+        keys = Array(repeating: SIMD4(repeating: Int.min), count: slots + 2)
         fallbackSlot = slots + 1
+    }
+
+    /// Whether `slot` still holds what was computed for `key` (then it may be reused as is);
+    /// otherwise records `key` for the contents the caller is about to compute. Call after
+    /// ``raw(_:bytes:)`` for the same slot.
+    @inline(__always) func reuse(_ slot: Int, key: SIMD4<Int>) -> Bool {
+        if keys[slot] == key { return true }
+        keys[slot] = key
+        return false
     }
 
     /// Float scratch for a node converting its float output to another path. Float rendering
@@ -155,6 +166,7 @@ final class _EvalContext {
     }
 
     private func grow(_ slot: Int, _ bytes: Int) {
+        keys[slot] = SIMD4(repeating: Int.min)
         buffers[slot]?.deallocate()
         let size = max(bytes, capacities[slot] * 3 / 2, 4096)
         buffers[slot] = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
@@ -172,19 +184,27 @@ struct _UncheckedSendable<T>: @unchecked Sendable {
 struct _Plan: Sendable {
     let root: _PlanNode
     let slots: Int
+    /// Whether the plan rotates or shears: then square tiles keep each tile's source region small.
+    var squareTiles = false
 }
 
 /// Runs plans over rectangles, tile by tile, on up to ``PVImaging/ImagingThreads/maximum`` threads.
 enum _Renderer {
-    /// Tile size: 512 × 16 float pixels (128 KB) per intermediate keeps a node's tiles in L2.
-    static let tileWidth = 512
-    static let tileHeight = 16
+    /// Tiles span up to 2048 columns (whole rows of HD frames: long sequential reads that the
+    /// hardware prefetcher follows, and per-column tables computed once per band) and a few
+    /// rows, so that each intermediate stays in L2: 4 rows of float pixels (128 KB) or 8 rows
+    /// of 8-bit words (64 KB).
+    static let tileWidth = 2048
+    static let floatTileHeight = 4
+    static let byteTileHeight = 8
+    /// Square tiles for rotations: 64 × 64 (64 KB of float pixels).
+    static let squareTile = 64
 
     /// Calls `body` for every tile of `rect` with the calling thread's scratch context (whose
     /// slot `slots` is free for the tile itself). Tiles run concurrently on disjoint output.
-    static func forEachTile(_ rect: _IRect, slots: Int, _ body: (_IRect, _EvalContext) -> Void) {
+    static func forEachTile(_ rect: _IRect, slots: Int, width: Int, height: Int, _ body: (_IRect, _EvalContext) -> Void) {
         guard !rect.isEmpty else { return }
-        let tw = min(rect.w, tileWidth), th = tileHeight
+        let tw = min(rect.w, width), th = height
         let columns = (rect.w + tw - 1) / tw, rows = (rect.h + th - 1) / th
         let tiles = columns * rows
         @Sendable func tile(_ i: Int) -> _IRect {
@@ -219,21 +239,30 @@ enum _Renderer {
     static func run(
         _ plan: _Plan, rect: _IRect, sink: (_ tile: _IRect, _ pixels: UnsafePointer<_Pixel>, _ stride: Int) -> Void
     ) {
-        forEachTile(rect, slots: plan.slots) { tile, context in
+        let (w, h) = plan.squareTiles ? (squareTile, squareTile) : (tileWidth, floatTileHeight)
+        forEachTile(rect, slots: plan.slots, width: w, height: h) { tile, context in
             let buffer = context.pixels(plan.slots, tile.area)
             plan.root.render(tile, buffer, tile.w, context)
             sink(tile, buffer, tile.w)
         }
     }
 
-    /// As ``run(_:rect:sink:)`` through the 8-bit path: tiles of premultiplied RGBA words.
+    /// Renders `rect` through the 8-bit path straight into memory: `destination(y)` is the
+    /// word of column `rect.x` in working row `y`; `finish(tile)` runs after each tile (for
+    /// in-place reordering). Tiles are disjoint, so the destination is written concurrently.
     static func runBytes(
-        _ plan: _Plan, rect: _IRect, sink: (_ tile: _IRect, _ words: UnsafePointer<_Word>, _ stride: Int) -> Void
+        _ plan: _Plan, rect: _IRect, destination: @escaping (Int) -> UnsafeMutablePointer<_Word>,
+        finish: (_IRect) -> Void
     ) {
-        forEachTile(rect, slots: plan.slots) { tile, context in
-            let buffer = context.raw(plan.slots, bytes: tile.area * 4).bindMemory(to: _Word.self, capacity: tile.area)
-            plan.root.renderBytes(tile, buffer, tile.w, context)
-            sink(tile, buffer, tile.w)
+        // The destination memory outlives the call and tiles write disjoint parts of it.
+        let row = _UncheckedSendable(destination)
+        let (w, h) = plan.squareTiles ? (squareTile, squareTile) : (tileWidth, byteTileHeight)
+        forEachTile(rect, slots: plan.slots, width: w, height: h) { tile, context in
+            let origin = row.value(tile.y) + (tile.x - rect.x)
+            // Rows are bottom-up in tiles; the stride between working rows may be negative.
+            let stride = tile.h > 1 ? (row.value(tile.y + 1) - row.value(tile.y)) : 0
+            plan.root.renderBytes(tile, origin, stride, context)
+            finish(tile)
         }
     }
 

@@ -148,8 +148,7 @@ final class _SourceNode: _PlanNode, @unchecked Sendable {
                         o[k] = UInt32(s[3 &* k]) | UInt32(s[3 &* k &+ 1]) &<< 8 | UInt32(s[3 &* k &+ 2]) &<< 16 | 0xFF00_0000
                     }
                 case .grey8:
-                    let s = row.assumingMemoryBound(to: UInt8.self)
-                    for k in 0..<r.w { o[k] = UInt32(s[k]) &* 0x0001_0101 | 0xFF00_0000 }
+                    _wordsFromGrey(row.assumingMemoryBound(to: UInt8.self), o, r.w)
                 case .greyHalf, .greyFloat:
                     break
                 }
@@ -337,9 +336,12 @@ final class _AxisTransformNode: _PlanNode, @unchecked Sendable {
 
     /// Source column index and weight of each output column of `r`.
     private func columns(_ r: _IRect, _ s: _IRect, _ ctx: _EvalContext) -> (UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Float>, Bool) {
-        let table = ctx.raw(tableSlot, bytes: r.w * 8)
+        // Tiles in one column of the output share their tables: compute once per thread.
+        let table = ctx.raw(tableSlot, bytes: r.w * 8 + 1)
         let index = table.bindMemory(to: Int32.self, capacity: r.w)
         let weight = (table + r.w * 4).bindMemory(to: Float.self, capacity: r.w)
+        let flag = (table + r.w * 8).bindMemory(to: Bool.self, capacity: 1)
+        if ctx.reuse(tableSlot, key: SIMD4(r.x, r.w, s.x, 0)) { return (index, weight, flag.pointee) }
         var integral = true
         for k in 0..<r.w {
             let u = ax * (Double(r.x + k) + 0.5) + bx - 0.5
@@ -348,6 +350,7 @@ final class _AxisTransformNode: _PlanNode, @unchecked Sendable {
             weight[k] = Float(u - i0)
             if weight[k] != 0 { integral = false }
         }
+        flag.pointee = integral
         return (index, weight, integral)
     }
 
@@ -359,25 +362,36 @@ final class _AxisTransformNode: _PlanNode, @unchecked Sendable {
         let buffer = ctx.raw(slot, bytes: s.area * 4).bindMemory(to: Float.self, capacity: s.area)
         child.renderChannel(s, channel, buffer, s.w, ctx)
         let (index, weight, _) = columns(r, s, ctx)
-        let temp = ctx.raw(rowSlot, bytes: s.w * 4).bindMemory(to: Float.self, capacity: s.w)
+        // Horizontal pass once per source row (on first use), then a vectorised vertical pass:
+        // upscaled masks read each source row for many output rows.
+        let rows = ctx.raw(rowSlot, bytes: s.h * (r.w * 4 + 1))
+        let horizontal = rows.bindMemory(to: Float.self, capacity: s.h * r.w)
+        let done = (rows + s.h * r.w * 4).bindMemory(to: Bool.self, capacity: s.h)
+        done.update(repeating: false, count: s.h)
+        @inline(__always) func row(_ i: Int) -> UnsafeMutablePointer<Float> {
+            let h = horizontal + i * r.w
+            if !done[i] {
+                let source = buffer + i * s.w
+                for k in 0..<r.w {
+                    let x = Int(index[k])
+                    let a = source[x], b = source[x &+ 1]
+                    h[k] = a + (b - a) * weight[k]
+                }
+                done[i] = true
+            }
+            return h
+        }
         for j in 0..<r.h {
             let v = ay * (Double(r.y + j) + 0.5) + by - 0.5
             let j0 = v.rounded(.down)
             let fy = Float(v - j0)
-            let row0 = buffer + (Int(j0) - s.y) * s.w
-            let source: UnsafeMutablePointer<Float>
-            if fy == 0 {
-                source = row0
-            } else {
-                let row1 = row0 + s.w
-                for k in 0..<s.w { temp[k] = row0[k] + (row1[k] - row0[k]) * fy }
-                source = temp
-            }
             let o = out + j * stride
-            for k in 0..<r.w {
-                let i = Int(index[k])
-                let a = source[i], b = source[i &+ 1]
-                o[k] = a + (b - a) * weight[k]
+            let row0 = row(Int(j0) - s.y)
+            if fy == 0 {
+                o.update(from: row0, count: r.w)
+            } else {
+                let row1 = row(Int(j0) - s.y + 1)
+                for k in 0..<r.w { o[k] = row0[k] + (row1[k] - row0[k]) * fy }
             }
         }
     }
@@ -501,26 +515,39 @@ final class _AffineTransformNode: _PlanNode, @unchecked Sendable {
 
     override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
         let s = sourceRect(r)
-        if _split(r, s, out, stride, { self.renderInside($0, $1, stride, ctx) }) { return }
+        // A rotated strip's bounding box is mostly outside it: split the longer side.
+        if s.area > 4 * r.area + 4096, r.w > 1 || r.h > 1 {
+            if r.w >= r.h {
+                let half = r.w / 2
+                renderInside(_IRect(x: r.x, y: r.y, w: half, h: r.h), out, stride, ctx)
+                renderInside(_IRect(x: r.x + half, y: r.y, w: r.w - half, h: r.h), out + half, stride, ctx)
+            } else {
+                let half = r.h / 2
+                renderInside(_IRect(x: r.x, y: r.y, w: r.w, h: half), out, stride, ctx)
+                renderInside(_IRect(x: r.x, y: r.y + half, w: r.w, h: r.h - half), out + half * stride, stride, ctx)
+            }
+            return
+        }
         let buffer = ctx.pixels(slot, s.area)
         child.render(s, buffer, s.w, ctx)
+        // Every sample lies inside `s` (its bounding box, with a pixel of margin), so indices are
+        // only clamped against rounding. Coordinates are relative to `s`; the floor is computed
+        // from a truncation because `rounded(.down)` is a libm call without SSE4.1.
         let m = inverse
-        let a = Double(m.a), b = Double(m.b), c = Double(m.c), d = Double(m.d)
-        let tx = Double(m.tx) - 0.5 - Double(s.x), ty = Double(m.ty) - 0.5 - Double(s.y)
-        let sw = s.w, sh = s.h
-        @inline(__always) func fetch(_ i: Int, _ j: Int) -> _Pixel {
-            i >= 0 && i < sw && j >= 0 && j < sh ? buffer[j &* sw &+ i] : .zero
-        }
+        let sw = s.w, maxI = Float(max(0, s.w - 2)), maxJ = Float(max(0, s.h - 2))
+        let du = Float(m.a), dv = Float(m.b)
+        let row1 = s.h > 1 ? sw : 0, column1 = s.w > 1 ? 1 : 0
         for j in 0..<r.h {
-            let Y = Double(r.y + j) + 0.5
+            let X = Double(r.x) + 0.5, Y = Double(r.y + j) + 0.5
+            let u0 = Float(Double(m.a) * X + Double(m.c) * Y + Double(m.tx) - 0.5 - Double(s.x))
+            let v0 = Float(Double(m.b) * X + Double(m.d) * Y + Double(m.ty) - 0.5 - Double(s.y))
             let o = out + j * stride
             for k in 0..<r.w {
-                let X = Double(r.x + k) + 0.5
-                let u = a * X + c * Y + tx, v = b * X + d * Y + ty
-                let u0 = u.rounded(.down), v0 = v.rounded(.down)
-                let fx = Float(u - u0), fy = Float(v - v0)
-                let i = Int(u0), jj = Int(v0)
-                let p00 = fetch(i, jj), p10 = fetch(i &+ 1, jj), p01 = fetch(i, jj &+ 1), p11 = fetch(i &+ 1, jj &+ 1)
+                let u = min(max(u0 + Float(k) * du, 0), maxI + 0.999_999), v = min(max(v0 + Float(k) * dv, 0), maxJ + 0.999_999)
+                let i = Int(u), jj = Int(v)
+                let fx = min(u - Float(i), 1), fy = min(v - Float(jj), 1)
+                let p = buffer + (jj &* sw &+ i)
+                let p00 = p[0], p10 = p[column1], p01 = p[row1], p11 = p[row1 &+ column1]
                 let bottom = p00 + (p10 - p00) * fx
                 let top = p01 + (p11 - p01) * fx
                 o[k] = bottom + (top - bottom) * fy
@@ -557,18 +584,9 @@ final class _CompositeNode: _PlanNode, @unchecked Sendable {
     override func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
         foreground.renderBytes(r, out, stride, ctx)
         if r.intersection(background.bounds).isEmpty { return }
-        let scratch = ctx.raw(slot, bytes: (r.area + r.w) * 4)
-        let b = scratch.bindMemory(to: _Word.self, capacity: r.area + r.w)
-        let spread = b + r.area
+        let b = ctx.raw(slot, bytes: r.area * 4).bindMemory(to: _Word.self, capacity: r.area)
         background.renderBytes(r, b, r.w, ctx)
-        for j in 0..<r.h {
-            let o = out + j * stride
-            for k in 0..<r.w { spread[k] = (255 &- (o[k] &>> 24)) &* 0x0101_0101 }
-            _overBytes(
-                UnsafeMutableRawPointer(o).assumingMemoryBound(to: UInt8.self),
-                UnsafeRawPointer(b + j * r.w).assumingMemoryBound(to: UInt8.self),
-                UnsafeRawPointer(spread).assumingMemoryBound(to: UInt8.self), 4 * r.w)
-        }
+        for j in 0..<r.h { _overRow(out + j * stride, b + j * r.w, r.w) }
     }
 }
 
@@ -623,20 +641,9 @@ final class _BlendNode: _PlanNode, @unchecked Sendable {
         foreground.renderBytes(r, out, stride, ctx)
         let b = ctx.raw(backgroundSlot, bytes: r.area * 4).bindMemory(to: _Word.self, capacity: r.area)
         background.renderBytes(r, b, r.w, ctx)
-        let scratch = ctx.raw(maskSlot, bytes: r.area * 4 + r.w * 5)
-        let m = scratch.bindMemory(to: Float.self, capacity: r.area)
-        let spread = (scratch + r.area * 4).bindMemory(to: UInt32.self, capacity: r.w)
-        let weights = (scratch + r.area * 4 + r.w * 4).bindMemory(to: UInt8.self, capacity: r.w)
+        let m = ctx.raw(maskSlot, bytes: r.area * 4).bindMemory(to: Float.self, capacity: r.area)
         mask.renderChannel(r, channel, m, r.w, ctx)
-        for j in 0..<r.h {
-            let mk = m + j * r.w
-            for k in 0..<r.w { weights[k] = _unitToByte(mk[k]) }
-            _spread(weights, spread, r.w)
-            let o = UnsafeMutableRawPointer(out + j * stride).assumingMemoryBound(to: UInt8.self)
-            _blendBytes(
-                o, UnsafeRawPointer(b + j * r.w).assumingMemoryBound(to: UInt8.self),
-                UnsafeRawPointer(spread).assumingMemoryBound(to: UInt8.self), o, 4 * r.w)
-        }
+        for j in 0..<r.h { _blendRow(out + j * stride, b + j * r.w, m + j * r.w, r.w) }
     }
 }
 

@@ -189,14 +189,9 @@ enum _PixelLayout: Sendable, Equatable {
     }
 }
 
-/// `p` scaled to 0…255, clamped (NaN → 0) and rounded to bytes, in register.
+/// `p` scaled to 0…255, rounded and clamped to bytes, in register (see ``_byteValues(_:)``).
 @inline(__always) func _bytes(_ p: _Pixel) -> SIMD4<UInt8> {
-    var q = p * 255
-    q.replace(with: 0, where: .!(q .> 0))
-    q.replace(with: 255, where: q .> 255)
-    // Adding 1.5·2²³ leaves round-to-nearest(q) in the low mantissa bits.
-    let bits = unsafeBitCast(q + 12_582_912, to: SIMD4<UInt32>.self)
-    return SIMD4<UInt8>(truncatingIfNeeded: bits)
+    SIMD4<UInt8>(truncatingIfNeeded: _byteValues(p))
 }
 
 @inline(__always) func _unpremultiplied(_ p: _Pixel) -> _Pixel {

@@ -11,9 +11,9 @@ import Synchronization
 ///
 /// | level | mask | how |
 /// |---|---|---|
-/// | `.fast` | 256×144 (144×256 for portrait images) | MediaPipe's landscape selfie model |
-/// | `.balanced` | 256×256 | MediaPipe's general selfie model |
-/// | `.accurate` (default) | the image's size | the landscape model, upsampled along the image's edges by a colour guided filter |
+/// | `.fast` | 256×144 | MediaPipe's landscape selfie model, kept inside the people the pose detector finds |
+/// | `.balanced` | 256×256 | MediaPipe's general selfie model, kept inside the people the pose detector finds |
+/// | `.accurate` (default) | the image's size | the landscape model's mask and each detected person's pose-model mask, fused and refined along the image's edges by a colour guided filter |
 ///
 /// The request is stateful: reused on consecutive frames of the same size (a ``VNSequenceRequestHandler``
 /// with the same request object), it smooths the mask over time, weighting the previous mask where the

@@ -96,6 +96,7 @@ struct AnalyzeCommand: ParsableCommand {
         if selected.contains(.segmentation), let mask = segmentation.results?.first?.pixelBuffer {
             let stem = url.deletingPathExtension().lastPathComponent
             if let out {
+                try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
                 let name = out.deletingPathExtension().lastPathComponent + ".seg.png"
                 try ImageEncoder.write(mask.pixelBuffer, to: out.deletingLastPathComponent().appendingPathComponent(name), as: .png)
                 record["segmentation"] = name
