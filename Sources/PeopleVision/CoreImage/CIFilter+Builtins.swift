@@ -127,8 +127,8 @@ extension CIFilter {
     }
     /// A `CIColorMatrix` filter.
     public static func colorMatrix() -> CIFilter & CIColorMatrix { _ColorMatrixFilter(builtin: .named("CIColorMatrix")!) }
-    /// A `CIPersonSegmentation` filter. Its output comes from the Vision layer's segmenter; it is
-    /// nil if that layer has not been set up (see ``personSegmentationHook``).
+    /// A `CIPersonSegmentation` filter: the person mask of `inputImage` in the red channel, at the input's
+    /// extent, from `VNGeneratePersonSegmentationRequest` at `qualityLevel` (0 accurate, 1 balanced, 2 fast).
     public static func personSegmentation() -> CIFilter & CIPersonSegmentation {
         _PersonSegmentationFilter(builtin: .named("CIPersonSegmentation")!)
     }
@@ -142,7 +142,9 @@ extension CIFilter {
     }
 }
 
-private let _personSegmentationHook = Mutex<(@Sendable (CIImage, Int) throws -> CIImage)?>(nil)
+private let _personSegmentationHook = Mutex<(@Sendable (CIImage, Int) throws -> CIImage)?>({ image, level in
+    try VNGeneratePersonSegmentationRequest.coreImageMask(of: image, qualityLevel: level)
+})
 
 final class _BlendFilter: CIFilter, CIBlendWithMask {
     var inputImage: CIImage? {

@@ -7,7 +7,9 @@ struct Peer {
     let venv: URL
 
     /// Finds the repository root (the folder holding `Benchmarks/peer`) from the working directory upward.
-    init() throws {
+    /// `venvName` is the environment's folder under `.build`: peers whose pins conflict with the shared
+    /// `peer-venv` (numpy 2) get their own.
+    init(venvName: String = "peer-venv") throws {
         var dir = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("Benchmarks/peer").path) {
             let parent = dir.deletingLastPathComponent()
@@ -17,7 +19,7 @@ struct Peer {
             dir = parent
         }
         root = dir
-        venv = dir.appendingPathComponent(".build/peer-venv")
+        venv = dir.appendingPathComponent(".build/\(venvName)")
     }
 
     var python: URL { venv.appendingPathComponent("bin/python") }

@@ -1,0 +1,160 @@
+import ArgumentParser
+import Foundation
+import PVImaging
+import PVInference
+import PeopleVision
+
+/// `peoplevision bench segmentation`: person segmentation and the photo greeting against MediaPipe's
+/// Python selfie segmentation (mediapipe 0.10.21) with OpenCV, same images, same run.
+struct SegmentationBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "segmentation",
+        abstract: "Person segmentation per quality level and the 1080p photo greeting: ours vs MediaPipe (Python).",
+        discussion: """
+            Test images: the installed astronaut.png scaled to 512×512 and 1920×1080 (stretched), saved as \
+            JPEG (quality 90) under .build/bench-segmentation; background: rocket.jpg. \
+            Segment rows: 'ours ms' is VNImageRequestHandler(cvPixelBuffer:) on a pre-decoded 32BGRA buffer, \
+            which is what the ratio compares with MediaPipe's SelfieSegmentation.process() (decode excluded \
+            on both sides); 'ours incl. decode' is VNImageRequestHandler(url:), a new handler per call, so \
+            the JPEG decode is included. fast is compared with model_selection=1 (landscape), balanced with \
+            model_selection=0 (general), accurate with model_selection=1, though ours does more (pose-model \
+            masks and a guided-filter refinement at the image's size; fast and balanced also run the pose \
+            detector). A new request per call (no temporal smoothing). Greeting rows: end to end as \
+            'peoplevision greet' does it (decode photo and background, segment, blendWithRedMask, JPEG 0.9 to a \
+            file) vs the same in Python (cv2.imread, process, numpy blend, cv2.imencode, file write).
+            """)
+
+    static let sizes = [(width: 512, height: 512), (width: 1920, height: 1080)]
+
+    @Option(help: "Timed runs per measurement.") var iterations = 20
+    @Option(help: "Untimed warm-up runs.") var warmup = 3
+
+    func validate() throws {
+        guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
+    }
+
+    func run() throws {
+        // mediapipe 0.10.21 needs numpy<2; the shared peer-venv pins numpy 2.
+        let peer = try Peer(venvName: "peer-venv-mediapipe")
+        try peer.prepare(requirements: "requirements-segmentation.txt")
+
+        let dir = peer.root.appendingPathComponent(".build/bench-segmentation")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        log("writing the test images to \(dir.path)")
+        let astronaut = try ImageDecoder.decode(contentsOf: ModelStore.default.url(for: "astronaut.png")).pixels
+        let background = try ModelStore.default.url(for: "rocket.jpg")
+        var files: [URL] = []
+        for size in Self.sizes {
+            let pixels = astronaut.width == size.width && astronaut.height == size.height
+                ? astronaut : try astronaut.resized(width: size.width, height: size.height, method: .bilinear)
+            let file = dir.appendingPathComponent("astronaut-\(size.width)x\(size.height).jpg")
+            try ImageEncoder.encode(pixels, as: .jpeg(quality: 90)).write(to: file, options: .atomic)
+            files.append(file)
+        }
+
+        log("peer: MediaPipe selfie segmentation, \(warmup) + \(iterations) runs per measurement")
+        let out = try peer.script(
+            "segmentation_bench.py",
+            ["--images"] + files.map(\.path) + [
+                "--iterations", "\(iterations)", "--warmup", "\(warmup)", "--background", background.path,
+                "--out", dir.path,
+            ])
+        var peerMs: [String: Double] = [:]
+        for line in out.split(separator: "\n") {
+            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let op = obj["op"] as? String, let w = obj["width"] as? Int, let h = obj["height"] as? Int,
+                let ms = obj["median_ms"] as? Double
+            else { continue }
+            peerMs["\(op) \(w)x\(h)"] = ms
+        }
+        func theirs(_ op: String, _ size: (width: Int, height: Int)) throws -> Double {
+            guard let ms = peerMs["\(op) \(size.width)x\(size.height)"] else {
+                throw BenchError("the peer did not report \(op) at \(size.width)×\(size.height)")
+            }
+            return ms
+        }
+
+        var rows: [[String]] = [], ratios: [Double] = []
+        let levels: [(QualityOption, String)] = [(.fast, "segment_ms1"), (.balanced, "segment_ms0"), (.accurate, "segment_ms1")]
+        for (size, file) in zip(Self.sizes, files) {
+            let label = size.width == size.height ? "\(size.width)²" : "\(size.height)p"
+            log("ours: segmentation at \(size.width)×\(size.height)")
+            let buffer = try Self.decodedBuffer(file)
+            for (quality, op) in levels {
+                let fromBuffer = median(try measure(warmup: warmup, iterations: iterations) {
+                    try Self.segment(VNImageRequestHandler(cvPixelBuffer: buffer), quality)
+                })
+                let fromFile = median(try measure(warmup: warmup, iterations: iterations) {
+                    try Self.segment(VNImageRequestHandler(url: file), quality)
+                })
+                let peerOp = op == "segment_ms0" ? "process() model_selection=0" : "process() model_selection=1"
+                let peerTime = try theirs(op, size)
+                rows.append([
+                    "segment \(quality.rawValue) \(label)", String(format: "%.1f", fromBuffer), String(format: "%.1f", fromFile),
+                    peerOp + (quality == .accurate ? " (ours does more)" : ""), String(format: "%.1f", peerTime),
+                ])
+                ratios.append(fromBuffer / peerTime)
+            }
+        }
+
+        let large = Self.sizes[1]
+        let peerGreeting = try theirs("greeting", large)
+        for quality in [QualityOption.fast, .accurate] {
+            log("ours: greeting 1080p (\(quality.rawValue))")
+            let output = dir.appendingPathComponent("greeting-ours-\(quality.rawValue).jpg")
+            let ms = median(try measure(warmup: warmup, iterations: iterations) {
+                try Self.greet(photo: files[1], background: background, quality: quality, output: output)
+            })
+            rows.append([
+                "greeting 1080p (\(quality.rawValue))", String(format: "%.1f", ms), "(included)",
+                "imread → process() model_selection=1 → numpy blend → imencode q90", String(format: "%.1f", peerGreeting),
+            ])
+            ratios.append(ms / peerGreeting)
+        }
+        printRatioTable(
+            header: ["case", "ours ms (decoded CVPixelBuffer)", "ours ms incl. JPEG decode (handler from URL)", "peer (MediaPipe 0.10.21)", "peer ms"],
+            rows: rows, ratios: ratios)
+    }
+
+    /// One person-segmentation request, new each call so no temporal smoothing carries over.
+    static func segment(_ handler: VNImageRequestHandler, _ quality: QualityOption) throws {
+        let request = VNGeneratePersonSegmentationRequest()
+        request.qualityLevel = quality.level
+        request.outputPixelFormat = kCVPixelFormatType_OneComponent8
+        try handler.perform([request])
+        guard request.results?.first?.pixelBuffer != nil else { throw BenchError("no mask was produced") }
+    }
+
+    /// The file decoded once into a 32BGRA buffer, as an app holding camera frames would have it.
+    static func decodedBuffer(_ file: URL) throws -> CVPixelBuffer {
+        guard let image = CIImage(contentsOf: file) else { throw BenchError("cannot decode \(file.path)") }
+        var buffer: CVPixelBuffer?
+        let status = CVPixelBufferCreate(
+            nil, Int(image.extent.width), Int(image.extent.height), kCVPixelFormatType_32BGRA, nil, &buffer)
+        guard status == kCVReturnSuccess, let buffer else { throw BenchError("CVPixelBufferCreate failed: \(status)") }
+        CIContext().render(image, to: buffer)
+        return buffer
+    }
+
+    /// `peoplevision greet PHOTO --background IMAGE -o OUT.jpg --quality Q`, step for step (GreetCommand.run).
+    static func greet(photo path: URL, background: URL, quality: QualityOption, output: URL) throws {
+        let (url, photo) = try loadImage(path.path)
+        let request = VNGeneratePersonSegmentationRequest()
+        request.qualityLevel = quality.level
+        request.outputPixelFormat = kCVPixelFormatType_OneComponent8
+        try VNImageRequestHandler(url: url).perform([request])
+        guard let maskBuffer = request.results?.first?.pixelBuffer else { throw BenchError("no mask was produced") }
+        let mask = CIImage(cvPixelBuffer: maskBuffer)
+        let scene = try loadImage(background.path).image
+        let backdrop = scene.transformed(by: __CGAffineTransformMake(
+            photo.extent.width / scene.extent.width, 0, 0, photo.extent.height / scene.extent.height, 0, 0))
+        let scaledMask = mask.transformed(by: __CGAffineTransformMake(
+            photo.extent.width / mask.extent.width, 0, 0, photo.extent.height / mask.extent.height, 0, 0))
+        let blend = CIFilter.blendWithRedMask()
+        blend.inputImage = photo
+        blend.backgroundImage = backdrop
+        blend.maskImage = scaledMask
+        guard let composite = blend.outputImage else { throw BenchError("the blend produced no image") }
+        try write(composite.cropped(to: photo.extent), to: output)
+    }
+}
