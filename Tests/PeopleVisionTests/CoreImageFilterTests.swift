@@ -232,17 +232,20 @@ struct CoreImageFilterTests {
         f.inputImage = image
         #expect(f.qualityLevel == 0)
         f.qualityLevel = 2
-        let previous = CIFilter.personSegmentationHook
-        defer { CIFilter.personSegmentationHook = previous }
-        CIFilter.personSegmentationHook = nil
-        #expect(f.outputImage == nil)
-        CIFilter.personSegmentationHook = { input, level in
-            CIImage(color: CIColor(red: CGFloat(level) / 2, green: 0, blue: 0)).cropped(to: input.extent)
+        #expect(f.value(forKey: "inputQualityLevel") as? Int == 2)
+        // Task-local overrides: other tests keep using the real hook concurrently.
+        CIFilter.$personSegmentationHookOverride.withValue(.init(nil)) {
+            #expect(f.outputImage == nil)
         }
-        let mask = f.outputImage
-        #expect(mask?.extent == image.extent)
-        #expect(CITest.rgba(mask!, CGRect(x: 0, y: 0, width: 1, height: 1))[0][0] == SIMD4(255, 0, 0, 255))
-        CIFilter.personSegmentationHook = { _, _ in throw CocoaError(.featureUnsupported) }
-        #expect(f.outputImage == nil)
+        CIFilter.$personSegmentationHookOverride.withValue(.init({ input, level in
+            CIImage(color: CIColor(red: CGFloat(level) / 2, green: 0, blue: 0)).cropped(to: input.extent)
+        })) {
+            let mask = f.outputImage
+            #expect(mask?.extent == image.extent)
+            #expect(CITest.rgba(mask!, CGRect(x: 0, y: 0, width: 1, height: 1))[0][0] == SIMD4(255, 0, 0, 255))
+        }
+        CIFilter.$personSegmentationHookOverride.withValue(.init({ _, _ in throw CocoaError(.featureUnsupported) })) {
+            #expect(f.outputImage == nil)
+        }
     }
 }

@@ -212,3 +212,28 @@ import Testing
 }
 
 import Synchronization
+
+@Suite struct CoreImageInputTests {
+    @Test func infiniteImageIsAnInvalidImage() throws {
+        let request = VNGeneratePersonSegmentationRequest()
+        do {
+            try VNImageRequestHandler(ciImage: CIImage(color: CIColor(red: 1, green: 0, blue: 0))).perform([request])
+            Issue.record("an infinite CIImage cannot be analysed")
+        } catch let e as NSError {
+            #expect(e.domain == VNErrorDomain)
+            #expect(e.code == VNErrorCode.invalidImage.rawValue)
+        }
+    }
+
+    @Test func croppedColourImageHasNoPeople() throws {
+        let request = VNGeneratePersonSegmentationRequest()
+        request.qualityLevel = .fast
+        let image = CIImage(color: CIColor(red: 0.2, green: 0.4, blue: 0.9)).cropped(to: CGRect(x: 0, y: 0, width: 320, height: 240))
+        try VNImageRequestHandler(ciImage: image).perform([request])
+        let mask = try #require(request.results?.first).pixelBuffer
+        #expect(CVPixelBufferGetWidth(mask) == 256)
+        let pixels = mask.pixelBuffer
+        let maximum = pixels.withUnsafeBytes { $0.max() ?? 0 }
+        #expect(maximum == 0)
+    }
+}

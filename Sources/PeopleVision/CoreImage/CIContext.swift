@@ -20,12 +20,11 @@ import PVImaging
 /// ```
 public final class CIContext: Sendable {
     let highQualityDownsample: Bool
-    let usesWorkingColorSpace: Bool
 
-    /// A context; see ``CIContextOption`` for what each option does here.
+    /// A context; see ``CIContextOption`` for what each option does here (only
+    /// ``CIContextOption/highQualityDownsample`` changes the output).
     public init(options: [CIContextOption: Any]? = nil) {
         highQualityDownsample = _boolValue(options?[.highQualityDownsample])
-        usesWorkingColorSpace = !(options?[.workingColorSpace] is NSNull)
     }
 
     /// A context with default options.

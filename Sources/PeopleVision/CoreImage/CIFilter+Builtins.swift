@@ -140,6 +140,23 @@ extension CIFilter {
         get { _personSegmentationHook.withLock { $0 } }
         set { _personSegmentationHook.withLock { $0 = newValue } }
     }
+
+    /// Replaces ``personSegmentationHook`` for the current task only, so tests can exercise the
+    /// filter's plumbing without racing other tests over the process-wide hook:
+    /// `CIFilter.$personSegmentationHookOverride.withValue(.init(nil)) { … }`.
+    @TaskLocal package static var personSegmentationHookOverride: PersonSegmentationHookOverride?
+
+    /// The hook in effect: the task's override if any, else ``personSegmentationHook``.
+    static var effectivePersonSegmentationHook: (@Sendable (CIImage, Int) throws -> CIImage)? {
+        if let override = personSegmentationHookOverride { return override.hook }
+        return personSegmentationHook
+    }
+}
+
+/// A task-local replacement for ``CIFilter/personSegmentationHook`` (nil hook included).
+package struct PersonSegmentationHookOverride: Sendable {
+    package let hook: (@Sendable (CIImage, Int) throws -> CIImage)?
+    package init(_ hook: (@Sendable (CIImage, Int) throws -> CIImage)?) { self.hook = hook }
 }
 
 private let _personSegmentationHook = Mutex<(@Sendable (CIImage, Int) throws -> CIImage)?>({ image, level in

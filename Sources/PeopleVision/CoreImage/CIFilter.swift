@@ -234,7 +234,9 @@ struct _BuiltinFilter: Sendable {
             name: "CIPersonSegmentation", inputKeys: [kCIInputImageKey, "inputQualityLevel"],
             defaults: ["inputQualityLevel": .number(0)]
         ) { inputs in
-            guard let image = inputs.image(kCIInputImageKey), let hook = CIFilter.personSegmentationHook else { return nil }
+            guard let image = inputs.image(kCIInputImageKey), let hook = CIFilter.effectivePersonSegmentationHook else {
+                return nil
+            }
             return try? hook(image, Int(inputs.number("inputQualityLevel") ?? 0))
         },
     ]

@@ -26,18 +26,13 @@ enum VNErrorMapping {
 }
 
 extension CIImage {
-    /// Renders the image over its (finite) extent into pixels for analysis.
+    /// Renders the image over its extent into pixels for analysis.
+    /// - Throws: `invalidImage` for an infinite, empty or too large extent (crop such images first).
     func renderForVision() throws -> PixelBuffer {
-        let e = extent
-        guard e.width.isFinite, e.height.isFinite, e.width >= 1, e.height >= 1 else {
-            throw VNError(.invalidImage, "the CIImage's extent \(e) is not finite and non-empty; crop it first")
+        do {
+            return try CIContext().renderPixels(self, format: .rgba32)
+        } catch {
+            throw VNError(.invalidImage, "the CIImage (extent \(extent)) cannot be analysed: \(error.localizedDescription); crop it to a finite extent first", underlying: error)
         }
-        let w = Int(e.width.rounded()), h = Int(e.height.rounded())
-        var out: CVPixelBuffer?
-        guard CVPixelBufferCreate(nil, w, h, kCVPixelFormatType_32BGRA, nil, &out) == kCVReturnSuccess, let out else {
-            throw VNError(.invalidImage, "the CIImage's extent \(e) is too large to analyse")
-        }
-        CIContext().render(transformed(by: CGAffineTransform(translationX: -e.minX, y: -e.minY)), to: out)
-        return out.pixelBuffer
     }
 }
