@@ -27,22 +27,13 @@ import argparse
 import json
 import os
 import statistics
-import time
 
 import cv2
 import mediapipe as mp
 import numpy as np
+from peer_timing import timed
 
 
-def timed(fn, warmup, iterations):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(iterations):
-        start = time.perf_counter_ns()
-        fn()
-        times.append((time.perf_counter_ns() - start) / 1e6)
-    return times
 
 
 def read(path):

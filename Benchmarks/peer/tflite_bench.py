@@ -22,21 +22,12 @@ import json
 import os
 import statistics
 import sys
-import time
 from pathlib import Path
 
 import tflite_common as tc
+from peer_timing import timed
 
 
-def timed(fn, warmup, iterations):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(iterations):
-        start = time.perf_counter_ns()
-        fn()
-        times.append((time.perf_counter_ns() - start) / 1e6)
-    return times
 
 
 def bench(models_dir, name, threads, iterations, warmup):

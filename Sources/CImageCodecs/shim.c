@@ -321,9 +321,10 @@ cimg_status cimg_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32
     e->cinfo.in_color_space = space;
     jpeg_set_defaults(&e->cinfo);
     jpeg_set_quality(&e->cinfo, quality, TRUE);
-    e->cinfo.optimize_coding = TRUE;
+    // libjpeg's defaults (Huffman tables not optimised, 4:2:0 chroma) keep encoding fast; only requests for
+    // near-lossless quality get full-resolution chroma.
     if (progressive) jpeg_simple_progression(&e->cinfo);
-    if (space != JCS_GRAYSCALE && space != JCS_CMYK && quality >= 90) {
+    if (space != JCS_GRAYSCALE && space != JCS_CMYK && quality >= 95) {
         e->cinfo.comp_info[0].h_samp_factor = 1;
         e->cinfo.comp_info[0].v_samp_factor = 1;
     }

@@ -9,7 +9,7 @@ import Foundation
 ///
 /// | format | stores |
 /// |---|---|
-/// | JPEG | grey or RGB (alpha dropped), 4:2:0 chroma below quality 90, 4:4:4 from 90 |
+/// | JPEG | grey or RGB (alpha dropped), 4:2:0 chroma below quality 95, 4:4:4 from 95 (libjpeg's default Huffman tables) |
 /// | PNG | 8-bit grey, RGB, RGBA; 16-bit grey from float/half |
 /// | WebP | RGB(A); grey becomes RGB |
 /// | HEIC | RGB, RGBA (alpha as libheif's alpha auxiliary image), monochrome |
