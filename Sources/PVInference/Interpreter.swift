@@ -51,9 +51,9 @@ public final class Interpreter {
             buffers[t] = FloatBuffer(count: count)
         }
         self.buffers = buffers
-        // Workers go back to the scheduler after each run instead of spinning, so the rest of the
-        // pipeline (image kernels, other models) gets the cores.
-        var flags = UInt32(XNN_FLAG_YIELD_WORKERS)
+        // Workers are not yielded after a run (XNN_FLAG_YIELD_WORKERS): waking them again costs more than a small
+        // model's whole inference, and the shared pool keeps them from competing with other interpreters.
+        var flags: UInt32 = 0
         if sparseInference { flags |= UInt32(XNN_FLAG_SPARSE_INFERENCE) }
         if profiling {
             stages = try plan.nodes.indices.map { n in
