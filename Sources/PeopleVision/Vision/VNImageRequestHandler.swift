@@ -155,6 +155,9 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         return (c.image.width, c.image.height)
     }
 
+    /// The upright image the requests see (decodes it if no request ran yet).
+    package func uprightImage() throws -> PixelBuffer { try prepare().image }
+
     /// The upright image, decoded on first use.
     func prepare() throws -> VNImageContext {
         if let c = prepared.withLock({ $0 }) { return c }

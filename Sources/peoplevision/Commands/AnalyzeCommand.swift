@@ -24,6 +24,7 @@ struct AnalyzeCommand: ParsableCommand {
     var requests: String = Analysis.allCases.map(\.rawValue).joined(separator: ",")
     @Option(help: "Folder for the JSON files, or - for standard output (one JSON per line).") var json: String?
     @Option(help: "JSON-lines manifest of {\"image\", \"out\"} pairs.") var manifest: String?
+    @Option(help: "Folder for overlay pictures (the image with every result drawn on it), one PNG per image.") var overlay: String?
     @Option(help: "Person-segmentation level: fast, balanced or accurate.") var quality: QualityOption = .accurate
     @Flag(help: "Ignore EXIF orientation (analyse the pixels as stored).") var ignoreOrientation = false
 
@@ -93,6 +94,12 @@ struct AnalyzeCommand: ParsableCommand {
         let size = try handler.imageSize()
         var record: [String: Any] = ["image": url.lastPathComponent, "width": size.width, "height": size.height]
 
+        if let overlay {
+            let picture = try drawOverlay(image: try handler.uprightImage(), mask: segmentation.results?.first?.pixelBuffer.pixelBuffer)
+            let dir = URL(fileURLWithPath: overlay)
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            try ImageEncoder.write(picture, to: dir.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".png"), as: .png)
+        }
         if selected.contains(.segmentation), let mask = segmentation.results?.first?.pixelBuffer {
             let stem = url.deletingPathExtension().lastPathComponent
             if let out {
@@ -107,4 +114,27 @@ struct AnalyzeCommand: ParsableCommand {
         record["elapsed_ms"] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         return record
     }
+}
+
+/// The image with the person mask tinted in (semi-transparent magenta over people).
+func drawOverlay(image: PixelBuffer, mask: PixelBuffer?) throws -> PixelBuffer {
+    var out = try image.converted(to: .rgba32)
+    guard let mask else { return out }
+    let m = try mask.converted(to: .oneComponent32Float).resized(width: out.width, height: out.height, method: .bilinear)
+    let stride = out.bytesPerRow(), ms = m.bytesPerRow() / 4, w = out.width, h = out.height
+    m.withUnsafeBytes { mb in
+        let mf = mb.bindMemory(to: Float.self)
+        out.withUnsafeMutableBytes { p in
+            for y in 0..<h {
+                for x in 0..<w {
+                    let a = 0.55 * min(1, max(0, mf[y * ms + x]))
+                    let o = y * stride + 4 * x
+                    for (c, tint) in [(0, Float(255)), (1, Float(0)), (2, Float(200))] {
+                        p[o + c] = UInt8((Float(p[o + c]) * (1 - a) + tint * a).rounded())
+                    }
+                }
+            }
+        }
+    }
+    return out
 }
