@@ -136,25 +136,8 @@ struct SegmentationBench: ParsableCommand {
         return buffer
     }
 
-    /// `peoplevision greet PHOTO --background IMAGE -o OUT.jpg --quality Q`, step for step (GreetCommand.run).
+    /// `peoplevision greet PHOTO --background IMAGE -o OUT.jpg --quality Q`: the same code path as the command.
     static func greet(photo path: URL, background: URL, quality: QualityOption, output: URL) throws {
-        let (url, photo) = try loadImage(path.path)
-        let request = VNGeneratePersonSegmentationRequest()
-        request.qualityLevel = quality.level
-        request.outputPixelFormat = kCVPixelFormatType_OneComponent8
-        try VNImageRequestHandler(url: url).perform([request])
-        guard let maskBuffer = request.results?.first?.pixelBuffer else { throw BenchError("no mask was produced") }
-        let mask = CIImage(cvPixelBuffer: maskBuffer)
-        let scene = try loadImage(background.path).image
-        let backdrop = scene.transformed(by: __CGAffineTransformMake(
-            photo.extent.width / scene.extent.width, 0, 0, photo.extent.height / scene.extent.height, 0, 0))
-        let scaledMask = mask.transformed(by: __CGAffineTransformMake(
-            photo.extent.width / mask.extent.width, 0, 0, photo.extent.height / mask.extent.height, 0, 0))
-        let blend = CIFilter.blendWithRedMask()
-        blend.inputImage = photo
-        blend.backgroundImage = backdrop
-        blend.maskImage = scaledMask
-        guard let composite = blend.outputImage else { throw BenchError("the blend produced no image") }
-        try write(composite.cropped(to: photo.extent), to: output)
+        try Greeting.make(photo: path, backdrop: .image(background), quality: quality, output: output)
     }
 }

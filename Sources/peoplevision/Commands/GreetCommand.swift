@@ -22,34 +22,17 @@ struct GreetCommand: ParsableCommand {
     }
 
     func run() throws {
-        let (url, photo) = try loadImage(image)
-        let request = VNGeneratePersonSegmentationRequest()
-        request.qualityLevel = quality.level
-        request.outputPixelFormat = kCVPixelFormatType_OneComponent8
-        try VNImageRequestHandler(url: url).perform([request])
-        guard let maskBuffer = request.results?.first?.pixelBuffer else { throw ValidationError("no mask was produced") }
-        let mask = CIImage(cvPixelBuffer: maskBuffer)
-
-        let backdrop: CIImage
+        let backdrop: Greeting.Backdrop
         if background == "blur" {
-            backdrop = photo.clampedToExtent().applyingGaussianBlur(sigma: max(photo.extent.width, photo.extent.height) / 60)
-                .cropped(to: photo.extent)
+            backdrop = .blur
         } else if let color = parseColor(background) {
-            backdrop = CIImage(color: color).cropped(to: photo.extent)
+            backdrop = .color(color)
         } else {
-            let scene = try loadImage(background).image
-            backdrop = scene.transformed(by: __CGAffineTransformMake(
-                photo.extent.width / scene.extent.width, 0, 0, photo.extent.height / scene.extent.height, 0, 0))
+            backdrop = .image(URL(fileURLWithPath: background))
         }
-        let scaledMask = mask.transformed(by: __CGAffineTransformMake(
-            photo.extent.width / mask.extent.width, 0, 0, photo.extent.height / mask.extent.height, 0, 0))
-        let blend = CIFilter.blendWithRedMask()
-        blend.inputImage = photo
-        blend.backgroundImage = backdrop
-        blend.maskImage = scaledMask
-        guard let composite = blend.outputImage else { throw ValidationError("the blend produced no image") }
-        try write(composite.cropped(to: photo.extent), to: URL(fileURLWithPath: output))
-        print("\(output): \(Int(photo.extent.width))×\(Int(photo.extent.height)), \(quality.rawValue) mask")
+        let size = try Greeting.make(photo: URL(fileURLWithPath: image), backdrop: backdrop, quality: quality,
+                                     output: URL(fileURLWithPath: output))
+        print("\(output): \(size.width)×\(size.height), \(quality.rawValue) mask")
     }
 
     private func parseColor(_ text: String) -> CIColor? { PeopleVisionCLI.parseColor(text) }
@@ -60,5 +43,49 @@ enum PeopleVisionCLI {
     static func parseColor(_ text: String) -> CIColor? {
         guard text.hasPrefix("#"), text.count == 7, let v = UInt32(text.dropFirst(), radix: 16) else { return nil }
         return CIColor(red: CGFloat((v >> 16) & 0xFF) / 255, green: CGFloat((v >> 8) & 0xFF) / 255, blue: CGFloat(v & 0xFF) / 255)
+    }
+}
+
+/// The photo greeting, as Apple's sample builds it: a person-segmentation request, the mask and the
+/// background scaled to the photo's extent, Core Image's `blendWithRedMask`, a `CIContext` write.
+enum Greeting {
+    enum Backdrop {
+        case image(URL)
+        case color(CIColor)
+        case blur
+    }
+
+    /// Writes the greeting of `photo` to `output` (format from the extension) and returns its size.
+    @discardableResult
+    static func make(photo path: URL, backdrop: Backdrop, quality: QualityOption, output: URL) throws -> (width: Int, height: Int) {
+        let (url, photo) = try loadImage(path.path)
+        let request = VNGeneratePersonSegmentationRequest()
+        request.qualityLevel = quality.level
+        request.outputPixelFormat = kCVPixelFormatType_OneComponent8
+        try VNImageRequestHandler(url: url).perform([request])
+        guard let maskBuffer = request.results?.first?.pixelBuffer else { throw ValidationError("no mask was produced") }
+        let mask = CIImage(cvPixelBuffer: maskBuffer)
+
+        let background: CIImage
+        switch backdrop {
+        case .blur:
+            background = photo.clampedToExtent().applyingGaussianBlur(sigma: max(photo.extent.width, photo.extent.height) / 60)
+                .cropped(to: photo.extent)
+        case .color(let color):
+            background = CIImage(color: color).cropped(to: photo.extent)
+        case .image(let file):
+            let scene = try loadImage(file.path).image
+            background = scene.transformed(by: __CGAffineTransformMake(
+                photo.extent.width / scene.extent.width, 0, 0, photo.extent.height / scene.extent.height, 0, 0))
+        }
+        let scaledMask = mask.transformed(by: __CGAffineTransformMake(
+            photo.extent.width / mask.extent.width, 0, 0, photo.extent.height / mask.extent.height, 0, 0))
+        let blend = CIFilter.blendWithRedMask()
+        blend.inputImage = photo
+        blend.backgroundImage = background
+        blend.maskImage = scaledMask
+        guard let composite = blend.outputImage else { throw ValidationError("the blend produced no image") }
+        try write(composite.cropped(to: photo.extent), to: output)
+        return (Int(photo.extent.width), Int(photo.extent.height))
     }
 }

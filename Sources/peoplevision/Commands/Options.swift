@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PeopleVision
+import PVImaging
 
 /// `--quality fast|balanced|accurate`.
 enum QualityOption: String, ExpressibleByArgument, CaseIterable {
@@ -47,6 +48,8 @@ func write(_ image: CIImage, to url: URL, context: CIContext = CIContext()) thro
         try context.writeJPEGRepresentation(
             of: image, to: url, colorSpace: srgb, options: [kCGImageDestinationLossyCompressionQuality: 0.9])
     case .heif: try context.writeHEIFRepresentation(of: image, to: url, format: .RGBA8, colorSpace: srgb)
-    case .webp: throw ValidationError("WebP output is not supported by CIContext; use .png, .jpg or .heic")
+    case .webp:
+        // Core Image has no WebP writer; render the pixels and encode them with PVImaging.
+        try ImageEncoder.write(try context.renderPixels(image, format: .rgba32), to: url, as: .webp(quality: 90))
     }
 }
