@@ -39,12 +39,13 @@ let package = Package(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
         .target(name: "CImageCodecs", dependencies: ["CLibJPEG", "CLibPNG"]),
+        .target(name: "CImageKernels", cSettings: [.unsafeFlags(["-O3"])]),
 
         // Engine.
         .target(name: "PVTFLite", swiftSettings: engine),
         .target(name: "PVInference", dependencies: ["PVTFLite", "CXNNPack"], swiftSettings: engine),
         .target(
-            name: "PVImaging", dependencies: ["CImageCodecs", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
+            name: "PVImaging", dependencies: ["CImageCodecs", "CImageKernels", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
             swiftSettings: engine),
         .target(name: "PVPerception", dependencies: ["PVInference", "PVImaging"], swiftSettings: engine),
 

@@ -137,6 +137,10 @@ extension PixelBuffer {
             throw ImagingError(
                 .invalidArgument, "resize needs one format, got \(format) into \(destination.format); convert first")
         }
+        if method == .bilinear, format == .rgba32 || format == .bgra32 || format == .argb32 {
+            bilinearRGBA8(into: &destination)
+            return
+        }
         let kind = ResampleElementKind(format)
         withPlanes { s0, s1 in
             destination.withMutablePlanes { d0, d1 in
