@@ -69,15 +69,19 @@ public final class PersonSegmenter: Sendable {
             let people = try landmarker!.detect(in: image)
             let W = image.width, H = image.height
             guard !people.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
-            var fused = try selfieMask(image, pool: landscape, width: 256, height: 144).resized(width: W, height: H, method: .bilinear)
-            var pose = try PixelBuffer(width: W, height: H, format: .oneComponent32Float)
+            // Fuse at a working resolution of at most 512 px a side; the guided filter brings the result to the
+            // image's size along its edges.
+            let scale = min(1, 512 / Double(max(W, H)))
+            let w = max(1, Int((Double(W) * scale).rounded())), h = max(1, Int((Double(H) * scale).rounded()))
+            var fused = try selfieMask(image, pool: landscape, width: 256, height: 144).resized(width: w, height: h, method: .bilinear)
+            var pose = try PixelBuffer(width: w, height: h, format: .oneComponent32Float)
             for person in people {
                 guard let m = person.segmentation else { continue }
-                try Self.merge(try m.warped(width: W, height: H), into: &pose)
+                try Self.merge(try m.warped(width: w, height: h), into: &pose)
             }
             // Inside each person's landmark ROI the pose model's mask decides; outside, the selfie model covers
             // what the landmarker missed (people it did not find, objects they hold).
-            var inside = try PixelBuffer(width: W, height: H, format: .oneComponent32Float)
+            var inside = try PixelBuffer(width: w, height: h, format: .oneComponent32Float)
             inside.withUnsafeMutableBytes { r in r.bindMemory(to: Float.self).update(repeating: 1) }
             Self.gate(&inside, imageWidth: W, imageHeight: H, regions: people.map { PersonRegion(roi: $0.roi, scale: 1.1) })
             let s = fused.bytesPerRow() / 4
@@ -85,8 +89,8 @@ public final class PersonSegmenter: Sendable {
                 inside.withUnsafeBytes { rb in
                     fused.withUnsafeMutableBytes { fb in
                         let p = pb.bindMemory(to: Float.self), r = rb.bindMemory(to: Float.self), f = fb.bindMemory(to: Float.self)
-                        for y in 0..<H {
-                            for x in 0..<W {
+                        for y in 0..<h {
+                            for x in 0..<w {
                                 let i = y * s + x
                                 f[i] = r[i] * p[i] + (1 - r[i]) * f[i]
                             }
@@ -172,17 +176,19 @@ public final class PersonSegmenter: Sendable {
         }
     }
 
-    /// Refines a full-size mask along the image's edges: a colour guided filter, applied only in the uncertain
-    /// band at the person's boundary (confident pixels keep their value, so the filter cannot bleed into them).
+    /// Brings a (possibly lower-resolution) mask to the image's size and refines it along the image's edges: a
+    /// colour guided filter, applied only in the uncertain band at the person's boundary (confident pixels keep
+    /// their bilinearly upsampled value, so the filter cannot bleed into them).
     static func refine(_ mask: PixelBuffer, guide image: PixelBuffer) throws -> PixelBuffer {
         let side = min(image.width, image.height)
         let radius = max(2, side / 80)
-        let eps: Float = 1e-2
-        let band: Float = 0.5
-        let filter = GuidedFilter(radius: radius, epsilon: eps, guide: .color, subsampling: max(1, min(4, radius / 2)))
+        let filter = GuidedFilter(radius: radius, epsilon: 1e-2, guide: .color, subsampling: max(1, min(4, radius / 2)))
         var refined = try filter.filter(mask, guide: image)
-        let s = mask.bytesPerRow() / 4, rs = refined.bytesPerRow() / 4, w = mask.width, h = mask.height
-        mask.withUnsafeBytes { mb in
+        let up = mask.width == image.width && mask.height == image.height
+            ? mask : try mask.resized(width: image.width, height: image.height, method: .bilinear)
+        let band: Float = 0.5
+        let s = up.bytesPerRow() / 4, rs = refined.bytesPerRow() / 4, w = image.width, h = image.height
+        up.withUnsafeBytes { mb in
             let m = mb.bindMemory(to: Float.self)
             refined.withUnsafeMutableBytes { rb in
                 let r = rb.bindMemory(to: Float.self)

@@ -58,11 +58,12 @@ enum Greeting {
     /// Writes the greeting of `photo` to `output` (format from the extension) and returns its size.
     @discardableResult
     static func make(photo path: URL, backdrop: Backdrop, quality: QualityOption, output: URL) throws -> (width: Int, height: Int) {
-        let (url, photo) = try loadImage(path.path)
+        let photo = try loadImage(path.path).image
         let request = VNGeneratePersonSegmentationRequest()
         request.qualityLevel = quality.level
         request.outputPixelFormat = kCVPixelFormatType_OneComponent8
-        try VNImageRequestHandler(url: url).perform([request])
+        // The photo is decoded once, for Core Image; Vision analyses the same pixels.
+        try VNImageRequestHandler(ciImage: photo).perform([request])
         guard let maskBuffer = request.results?.first?.pixelBuffer else { throw ValidationError("no mask was produced") }
         let mask = CIImage(cvPixelBuffer: maskBuffer)
 
