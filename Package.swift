@@ -71,6 +71,7 @@ let package = Package(
         .testTarget(name: "PVInferenceTests", dependencies: ["PVInference", "PVTFLite", "PVTestSupport"]),
         .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging"]),
         .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging"]),
     ]
 )

@@ -1,0 +1,91 @@
+import Foundation
+import PVImaging
+import PVTestSupport
+import Testing
+
+/// Runs the built `peoplevision` executable, as a user would.
+@Suite struct CLITests {
+    static var executable: URL {
+        // The test bundle sits in the build products folder, beside the executable.
+        var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("peoplevision").path), dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("peoplevision")
+    }
+
+    struct Run {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Run {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    static func scratch(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("pv-cli-\(UUID().uuidString)-\(name)")
+    }
+
+    @Test func segmentWritesAMask() throws {
+        let out = Self.scratch("mask.png")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let r = try Self.run(["segment", try TestFiles.installed("astronaut.png").path, "-o", out.path, "--quality", "balanced"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let mask = try ImageDecoder.decode(contentsOf: out).pixels
+        #expect(mask.width == 256 && mask.height == 256)
+        #expect(mask.format == .oneComponent8)
+    }
+
+    @Test func badArgumentsFailWithoutWritingAFile() throws {
+        let astronaut = try TestFiles.installed("astronaut.png").path
+        let notPNG = Self.scratch("mask.txt")
+        let r1 = try Self.run(["segment", astronaut, "-o", notPNG.path])
+        #expect(r1.status != 0)
+        #expect(r1.stderr.contains(".png"))
+        #expect(!FileManager.default.fileExists(atPath: notPNG.path))
+
+        let out = Self.scratch("greeting.jpg")
+        let r2 = try Self.run(["greet", astronaut, "--background", "#12345", "-o", out.path])
+        #expect(r2.status != 0)
+        #expect(r2.stderr.contains("#RRGGBB"))
+        let r3 = try Self.run(["greet", "/nonexistent/photo.jpg", "--background", "blur", "-o", out.path])
+        #expect(r3.status != 0)
+        #expect(r3.stderr.contains("cannot read"))
+        let r4 = try Self.run(["segment", astronaut, "-o", Self.scratch("m.png").path, "--quality", "best"])
+        #expect(r4.status != 0)
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test func greetComposites() throws {
+        let out = Self.scratch("greeting.png")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let r = try Self.run(["greet", try TestFiles.installed("astronaut.png").path, "--background", "#00ff00", "-o", out.path, "--quality", "fast"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let picture = try ImageDecoder.decode(contentsOf: out).pixels.converted(to: .rgba32)
+        let corner = picture.withUnsafeBytes { p in (p[0], p[1], p[2]) }
+        #expect(corner.0 < 10 && corner.1 > 245 && corner.2 < 10, "the background corner is the green backdrop")
+    }
+
+    @Test func analyzePrintsOneRecordPerImage() throws {
+        let r = try Self.run(["analyze", try TestFiles.installed("chelsea.png").path, try TestFiles.installed("astronaut.png").path, "--json", "-"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        let first = try #require(try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        #expect(first["width"] as? Int == 451)
+        #expect(first["height"] as? Int == 300)
+        #expect(first["segmentation"] != nil)
+    }
+}
