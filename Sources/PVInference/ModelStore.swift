@@ -17,6 +17,13 @@ public struct ModelStore: Sendable {
 
     public init(directory: URL) { self.directory = directory }
 
+    /// The models the pipelines use (file names without `.tflite`), in the order tools list them.
+    package static let pipelineModels = [
+        "face_detection_short_range", "face_detection_full_range_sparse", "face_landmark", "iris_landmark",
+        "selfie_segmentation", "selfie_segmentation_landscape", "pose_detection", "pose_landmark_full",
+        "palm_detection_full", "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite", "hand_recrop",
+    ]
+
     /// The store at `$PEOPLEVISION_MODELS`, or `~/.cache/peoplevision/models`.
     public static var `default`: ModelStore {
         if let path = ProcessInfo.processInfo.environment["PEOPLEVISION_MODELS"], !path.isEmpty {

@@ -5,11 +5,6 @@ import Testing
 
 /// Every model the pipelines use, run by our executor, against the TensorFlow Lite interpreter's outputs.
 @Suite struct ModelParityTests {
-    static let models = [
-        "face_detection_short_range", "face_detection_full_range_sparse", "face_landmark", "iris_landmark",
-        "selfie_segmentation", "selfie_segmentation_landscape", "pose_detection", "pose_landmark_full",
-        "palm_detection_full", "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite", "hand_recrop",
-    ]
 
     /// Absolute tolerance, or relative for |reference| > 1. Per-model overrides only where kernel summation order
     /// alone makes the error larger (see Documentation/Inference.md), never above 1e-3.
@@ -23,7 +18,7 @@ import Testing
         }
     }
 
-    @Test(arguments: models)
+    @Test(arguments: ModelStore.pipelineModels)
     func matchesReference(model stem: String) throws {
         let golden = try InferenceGolden.load(stem)
         let compiled = try CompiledModel(contentsOf: try TestFiles.installed("\(stem).tflite"))

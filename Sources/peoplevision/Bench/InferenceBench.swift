@@ -8,16 +8,11 @@ struct InferenceBench: ParsableCommand {
         commandName: "inference",
         abstract: "Latency per model: PeopleVision's executor vs the TensorFlow Lite interpreter (ai-edge-litert), 1 and 2 threads.")
 
-    static let models = [
-        "face_detection_short_range", "face_detection_full_range_sparse", "face_landmark", "iris_landmark",
-        "selfie_segmentation", "selfie_segmentation_landscape", "pose_detection", "pose_landmark_full",
-        "palm_detection_full", "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite", "hand_recrop",
-    ]
 
     @Option(help: "Timed runs per model and thread count.") var iterations = 50
     @Option(help: "Untimed warm-up runs.") var warmup = 5
     @Option(parsing: .upToNextOption, help: "Thread counts to measure.") var threads: [Int] = [1, 2]
-    @Option(parsing: .upToNextOption, help: "Models to measure (file names without .tflite).") var models: [String] = InferenceBench.models
+    @Option(parsing: .upToNextOption, help: "Models to measure (file names without .tflite).") var models: [String] = ModelStore.pipelineModels
     @Flag(help: "Let XNNPACK use its sparse mode for 1×1 convolutions.") var sparse = false
 
     func validate() throws {

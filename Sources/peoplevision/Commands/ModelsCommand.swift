@@ -14,17 +14,12 @@ struct ModelsCommand: ParsableCommand {
     @Option(help: "XNNPACK threads (default: all cores).")
     var threads: Int?
 
-    static let names = [
-        "face_detection_short_range", "face_detection_full_range_sparse", "face_landmark", "iris_landmark",
-        "selfie_segmentation", "selfie_segmentation_landscape", "pose_detection", "pose_landmark_full",
-        "palm_detection_full", "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite", "hand_recrop",
-    ]
 
     func run() throws {
         let store = ModelStore.default
         print("models in \(store.directory.path)")
         var interpreters: [Interpreter] = []  // kept alive so the memory report counts them
-        for name in Self.names {
+        for name in ModelStore.pipelineModels {
             let file = "\(name).tflite"
             let model = try CompiledModel.load(named: file, store: store)
             let ins = model.inputs.map { "\($0.shape)" }.joined(separator: ", ")
