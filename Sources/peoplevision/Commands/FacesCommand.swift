@@ -69,3 +69,27 @@ struct FacesCommand: ParsableCommand {
         }
     }
 }
+
+/// The background colour `greet --background pose` uses, as the FacePoseBackground example chooses it: yaw
+/// picks the hue, pitch the saturation, roll the brightness; mid-grey without a face.
+enum FacePoseColor {
+    static func color(of photo: CIImage) throws -> CIColor {
+        let request = VNDetectFaceRectanglesRequest()
+        try VNImageRequestHandler(ciImage: photo).perform([request])
+        let largest = request.results?.max { $0.boundingBox.width * $0.boundingBox.height < $1.boundingBox.width * $1.boundingBox.height }
+        guard let face = largest else { return CIColor(red: 0.5, green: 0.5, blue: 0.5) }
+        return color(roll: face.roll?.doubleValue ?? 0, yaw: face.yaw?.doubleValue ?? 0, pitch: face.pitch?.doubleValue ?? 0)
+    }
+
+    static func color(roll: Double, yaw: Double, pitch: Double) -> CIColor {
+        let hue = min(max((yaw + .pi / 2) / .pi, 0), 1) * 0.83
+        let saturation = 0.3 + 0.7 * min(abs(pitch) / (.pi / 4), 1)
+        let value = 0.45 + 0.55 * max(cos(roll), 0)
+        let h = hue * 6, sector = Int(h) % 6, f = h - Double(Int(h))
+        let p = value * (1 - saturation), q = value * (1 - saturation * f), t = value * (1 - saturation * (1 - f))
+        let rgb: (Double, Double, Double) = [
+            (value, t, p), (q, value, p), (p, value, t), (p, q, value), (t, p, value), (value, p, q),
+        ][sector]
+        return CIColor(red: CGFloat(rgb.0), green: CGFloat(rgb.1), blue: CGFloat(rgb.2))
+    }
+}
