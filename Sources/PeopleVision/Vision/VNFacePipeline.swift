@@ -8,12 +8,17 @@ import Synchronization
 enum VNFacePipeline {
     private static let cache = Mutex<[Bool: FaceLandmarker]>([:])
 
+    /// XNNPACK threads per face model. The face models are small (about 1 ms each on one core): a second
+    /// thread saves about a quarter of that on an idle machine, while on a busy one the shared worker pool's
+    /// waiting made each run up to ten times slower (measured with `peoplevision bench faces --stages`).
+    static let threads = 1
+
     /// The face landmarker (models load once per process), with or without the iris stage.
     static func landmarker(irises: Bool) throws -> FaceLandmarker {
         if let hit = cache.withLock({ $0[irises] }) { return hit }
         var options = FaceLandmarker.Options()
         options.refineIrises = irises
-        let made = try FaceLandmarker(options: options)
+        let made = try FaceLandmarker(options: options, threads: threads)
         return cache.withLock { c in
             if let raced = c[irises] { return raced }
             c[irises] = made
