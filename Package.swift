@@ -66,6 +66,8 @@ let package = Package(
         // Examples: Apple's sample code, compiled unchanged but for the import.
         .executableTarget(name: "PhotoGreeting", dependencies: ["PeopleVision"], path: "Examples/PhotoGreeting",
                           exclude: ["README.md"]),
+        .executableTarget(name: "FacePoseBackground", dependencies: ["PeopleVision"], path: "Examples/FacePoseBackground",
+                          exclude: ["README.md"]),
 
         // Tests, one target per layer.
         .target(name: "PVTestSupport", dependencies: ["PVInference"], path: "Tests/PVTestSupport"),

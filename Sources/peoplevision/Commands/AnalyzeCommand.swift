@@ -18,11 +18,13 @@ struct AnalyzeCommand: ParsableCommand {
     /// The analyses `analyze` can run, in the order they run.
     enum Analysis: String, CaseIterable, ExpressibleByArgument {
         case segmentation
+        case faces
 
         /// The evaluation harness's task this analysis fills.
         var harnessTask: String {
             switch self {
             case .segmentation: "segmentation"
+            case .faces: "faces"
             }
         }
 
@@ -30,6 +32,7 @@ struct AnalyzeCommand: ParsableCommand {
         func makeStep(command: AnalyzeCommand) -> any AnalyzeStep {
             switch self {
             case .segmentation: SegmentationStep(quality: command.quality)
+            case .faces: FacesStep()
             }
         }
     }
