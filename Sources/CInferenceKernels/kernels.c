@@ -193,7 +193,7 @@ PVK_INLINE void pvk_taps_row(const pvk_taps_job *job, size_t y, float *restrict 
 
 // One task per output row; the row accumulator lives on the stack when small, else on the heap.
 #define PVK_STACK_FLOATS 8192
-static void pvk_taps_task_base(void *context, size_t y) {
+PVK_INLINE void pvk_taps_task(void *context, size_t y) {
     const pvk_taps_job *job = context;
     size_t n = job->width * job->channels;
     float stack[PVK_STACK_FLOATS];
@@ -202,24 +202,9 @@ static void pvk_taps_task_base(void *context, size_t y) {
     pvk_taps_row(job, y, acc);
     if (acc != stack) free(acc);
 }
-PVK_FAST static void pvk_taps_task_fast(void *context, size_t y) {
-    const pvk_taps_job *job = context;
-    size_t n = job->width * job->channels;
-    float stack[PVK_STACK_FLOATS];
-    float *acc = n <= PVK_STACK_FLOATS ? stack : malloc(n * sizeof(float));
-    if (!acc) return;
-    pvk_taps_row(job, y, acc);
-    if (acc != stack) free(acc);
-}
-PVK_WIDE static void pvk_taps_task_wide(void *context, size_t y) {
-    const pvk_taps_job *job = context;
-    size_t n = job->width * job->channels;
-    float stack[PVK_STACK_FLOATS];
-    float *acc = n <= PVK_STACK_FLOATS ? stack : malloc(n * sizeof(float));
-    if (!acc) return;
-    pvk_taps_row(job, y, acc);
-    if (acc != stack) free(acc);
-}
+static void pvk_taps_task_base(void *context, size_t y) { pvk_taps_task(context, y); }
+PVK_FAST static void pvk_taps_task_fast(void *context, size_t y) { pvk_taps_task(context, y); }
+PVK_WIDE static void pvk_taps_task_wide(void *context, size_t y) { pvk_taps_task(context, y); }
 
 static void pvk_run_taps(pvk_taps_job *job, pthreadpool_t pool) {
     static void (*const tasks[3])(void *, size_t) = {pvk_taps_task_base, pvk_taps_task_fast, pvk_taps_task_wide};
