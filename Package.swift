@@ -40,7 +40,7 @@ let package = Package(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
         .target(name: "CImageCodecs", dependencies: ["CLibJPEG", "CLibPNG"]),
-        .target(name: "CImageKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        .target(name: "CImageKernels"),
         .target(name: "CInferenceKernels", dependencies: ["CXNNPack"]),
 
         // Engine.
