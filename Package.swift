@@ -4,6 +4,7 @@
 //
 // Layers (see Documentation/Architecture.md), data flowing upward:
 //   C libraries (Debian packages)  CXNNPack, CLibJPEG, CLibPNG, CLibHEIF, CLibWebP, CFFmpeg, CImageCodecs (shim)
+//   own C kernels                  CImageKernels (imaging), CInferenceKernels (few-channel convolutions)
 //   inference                      PVTFLite (model reader) -> PVInference (executor)
 //   imaging                        PVImaging
 //   perception                     PVPerception
@@ -39,11 +40,12 @@ let package = Package(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
         .target(name: "CImageCodecs", dependencies: ["CLibJPEG", "CLibPNG"]),
-        .target(name: "CImageKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        .target(name: "CImageKernels"),
+        .target(name: "CInferenceKernels", dependencies: ["CXNNPack"]),
 
         // Engine.
         .target(name: "PVTFLite", swiftSettings: engine),
-        .target(name: "PVInference", dependencies: ["PVTFLite", "CXNNPack"], swiftSettings: engine),
+        .target(name: "PVInference", dependencies: ["PVTFLite", "CXNNPack", "CInferenceKernels"], swiftSettings: engine),
         .target(
             name: "PVImaging", dependencies: ["CImageCodecs", "CImageKernels", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
             swiftSettings: engine),
@@ -70,7 +72,7 @@ let package = Package(
         // Tests, one target per layer.
         .target(name: "PVTestSupport", dependencies: ["PVInference"], path: "Tests/PVTestSupport"),
         .testTarget(name: "PVTFLiteTests", dependencies: ["PVTFLite", "PVTestSupport"]),
-        .testTarget(name: "PVInferenceTests", dependencies: ["PVInference", "PVTFLite", "PVTestSupport"]),
+        .testTarget(name: "PVInferenceTests", dependencies: ["PVInference", "PVTFLite", "PVTestSupport", "CInferenceKernels", "CXNNPack"]),
         .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging"]),
