@@ -194,6 +194,34 @@ struct FaceEndToEndTests {
         #expect((0...1).contains(sharp) && blurred < sharp, "sharp \(sharp), blurred \(blurred)")
     }
 
+    /// The astronaut shrunk to a fifth (face about 20 px wide) in the middle of a 512×512 picture: the tiled
+    /// search finds her face, at the right place.
+    @Test func smallFacesAreFoundWithTiles() throws {
+        let image = try ImageDecoder.decode(contentsOf: TestFiles.installed("astronaut.png")).pixels.converted(to: .rgba32)
+        let sampler = TensorSampler(width: 512, height: 512, range: 0...255, fit: .stretch, border: .zero)
+        var values = [Float](repeating: 0, count: 512 * 512 * 3)
+        try values.withUnsafeMutableBufferPointer {
+            _ = try sampler.sample(image, rect: RotatedRect(centerX: 256, centerY: 256, width: 2560, height: 2560), into: $0)
+        }
+        var small = try PixelBuffer(width: 512, height: 512, format: .rgb24)
+        let stride = small.bytesPerRow()
+        small.withUnsafeMutableBytes { d in
+            for y in 0..<512 {
+                for x in 0..<512 * 3 { d[y * stride + x] = UInt8(max(0, min(255, values[y * 512 * 3 + x].rounded()))) }
+            }
+        }
+        let request = VNDetectFaceRectanglesRequest()
+        #expect(!request.searchesForSmallFaces)
+        request.searchesForSmallFaces = true
+        try VNImageRequestHandler(cgImage: CGImage(buffer: small)).perform([request])
+        // Her face centre (225, 123) of 512 maps to 256 + (225 − 256)/5 = 249.8, 256 + (123 − 256)/5 = 229.4
+        // (top-left), i.e. (0.488, 0.552) normalized with a lower-left origin.
+        let hit = request.results?.first { f in
+            abs(Double(f.boundingBox.midX) - 0.488) < 0.03 && abs(Double(f.boundingBox.midY) - 0.552) < 0.03
+        }
+        #expect(hit != nil, "faces: \(request.results?.map(\.boundingBox) ?? [])")
+    }
+
     @Test func badOptionsFail() throws {
         let r = VNDetectFaceLandmarksRequest()
         r.revision = VNDetectFaceLandmarksRequestRevision2

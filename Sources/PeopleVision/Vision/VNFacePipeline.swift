@@ -58,9 +58,9 @@ enum VNFacePipeline {
     /// box and gets roll and yaw from its keypoints, pitch nil. Revision 2
     /// reports the detector's box with roll and yaw from the keypoints rounded to multiples of π/4; revision 1
     /// only the box.
-    static func detectFaces(in region: PixelBuffer, revision: Int) throws -> [VNFaceObservation] {
+    static func detectFaces(in region: PixelBuffer, revision: Int, smallFaces: Bool = false) throws -> [VNFaceObservation] {
         let landmarker = try landmarker(irises: false)
-        let detections = try run { try landmarker.detector.detect(in: region) }
+        let detections = try run { try landmarker.detector.detect(in: region, tiling: smallFaces ? .grid2x2 : nil) }
         let W = region.width, H = region.height
         var result: [VNFaceObservation] = []
         var meshBoxes: [BoundingBox] = []

@@ -2,14 +2,16 @@ import Foundation
 import PeopleVision
 import PVImaging
 
-/// Faces: rectangles with head pose (revision 3), then landmarks (and optionally capture quality) for those
-/// faces, written as the harness's `faces` list and drawn as boxes, landmark regions, pupils and angles.
+/// Faces: rectangles with head pose (revision 3, by default also searching for small faces in tiles), then
+/// landmarks (and optionally capture quality) for those faces, written as the harness's `faces` list and drawn
+/// as boxes, landmark regions, pupils and angles.
 final class FacesStep: AnalyzeStep {
     let rectangles = VNDetectFaceRectanglesRequest()
     let landmarksRequest: VNDetectFaceLandmarksRequest?
     let qualityRequest: VNDetectFaceCaptureQualityRequest?
 
-    init(landmarks: Bool = true, quality: Bool = false) {
+    init(landmarks: Bool = true, quality: Bool = false, smallFaces: Bool = true) {
+        rectangles.searchesForSmallFaces = smallFaces
         landmarksRequest = landmarks ? VNDetectFaceLandmarksRequest() : nil
         qualityRequest = quality ? VNDetectFaceCaptureQualityRequest() : nil
     }

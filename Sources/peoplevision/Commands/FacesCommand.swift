@@ -19,6 +19,7 @@ struct FacesCommand: ParsableCommand {
     @Flag(help: "Also find the 76 face landmarks with pupils.") var landmarks = false
     @Flag(help: "Also score each face's capture quality (0…1, comparable for the same person).") var quality = false
     @Flag(help: "Print JSON instead of text.") var json = false
+    @Flag(inversion: .prefixedNo, help: "Also search image tiles for small faces (four more detector runs).") var smallFaces = true
     @Option(help: "Write a picture of the results (.png).") var overlay: String?
 
     func validate() throws {
@@ -30,7 +31,7 @@ struct FacesCommand: ParsableCommand {
     func run() throws {
         let url = URL(fileURLWithPath: image)
         let handler = VNImageRequestHandler(url: url)
-        let step = FacesStep(landmarks: landmarks, quality: quality)
+        let step = FacesStep(landmarks: landmarks, quality: quality, smallFaces: smallFaces)
         try step.perform(on: handler)
         let size = try handler.imageSize()
         let context = AnalyzeContext(imageWidth: size.width, imageHeight: size.height, jsonURL: nil)
