@@ -16,7 +16,9 @@ import PVInference
 /// MediaPipe's NMS, so a single model's output is unchanged when the other finds nothing.
 ///
 /// Optionally (``detect(in:model:minScore:tiling:)``'s `tiling`), the full-range model also runs on
-/// overlapping tiles, which finds faces too small for the whole-image pass in large photos.
+/// overlapping tiles, which finds faces too small for the whole-image passes. Tiles only **add** faces: their
+/// detections (merged by their own weighted NMS) are kept where they do not overlap any whole-image
+/// detection, so the faces found without tiling keep exactly their boxes.
 ///
 /// Safe to share between threads: each call borrows interpreters from pools.
 ///
@@ -108,11 +110,28 @@ public final class FaceDetector: Sendable {
         if model != .shortRange {
             let threshold = minScore ?? (model == .combined ? Self.combinedThreshold : Self.fullRangeThreshold)
             candidates += try run(full, image: image, rect: whole, minScore: threshold)
-            for tile in tiling?.tiles(width: image.width, height: image.height) ?? [] {
-                candidates += try run(full, image: image, rect: tile, minScore: threshold)
+            if let tiling {
+                var tiled: [Detection] = []
+                for tile in tiling.tiles(width: image.width, height: image.height) {
+                    tiled += try run(full, image: image, rect: tile, minScore: threshold)
+                }
+                // Tiles only add faces: a tile detection overlapping a whole-image one is dropped, so the faces
+                // the whole-image passes find keep exactly the boxes they have without tiling.
+                let found = NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold)
+                let added = NonMaxSuppression.weighted(tiled, iouThreshold: Self.iouThreshold).filter { t in
+                    !found.contains { f in
+                        f.box.intersectionOverUnion(with: t.box) > 0 || Self.contains(f.box, t.box.center)
+                            || Self.contains(t.box, f.box.center)
+                    }
+                }
+                return (found + added).sorted { $0.score > $1.score }
             }
         }
         return NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold)
+    }
+
+    private static func contains(_ b: BoundingBox, _ p: SIMD2<Double>) -> Bool {
+        (b.xMin...b.xMax).contains(p.x) && (b.yMin...b.yMax).contains(p.y)
     }
 
     /// One detector pass over `rect`: raw candidates (before NMS) in image pixels.
