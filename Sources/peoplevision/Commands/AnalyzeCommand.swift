@@ -101,7 +101,7 @@ struct AnalyzeCommand: ParsableCommand {
                 }
             } catch {
                 failures += 1
-                FileHandle.standardError.write(Data("analyze: \(job.image.path): \(error)\n".utf8))
+                FileHandle.standardError.write(Data("analyze: \(job.image.path): \(errorMessage(error))\n".utf8))
             }
         }
         if failures > 0 { throw ExitCode(1) }
