@@ -27,17 +27,15 @@ public struct HeadPose: Sendable, Hashable {
         self.pitch = pitch
     }
 
-    /// How far the mouth-to-eyes direction of the mesh leans back from the face's vertical when the face looks
-    /// straight at the camera (the mouth stands in front of the eyes). Removed from ``pitch``.
-    static let neutralPitchOffset = 0.0
-
     /// The pose of a face mesh (468 or 478 landmarks in pixels, `z` in pixels with smaller = closer).
     ///
     /// The face's own axes are built from the 3-D landmarks: x from the mean of the subject's right-side
-    /// points to the mean of their mirror points on the left side (35 symmetric pairs: eye corners and lids,
+    /// points to the mean of their mirror points on the left side (33 symmetric pairs: eye corners and lids,
     /// brows, mouth corners, nose wings, face oval); y from the mouth corners to the eye corners, made
     /// orthogonal to x; z = x × y. The rotation taking those axes to the camera's is decomposed as above.
-    /// Being built from mirror pairs, the estimate is exactly antisymmetric under a horizontal flip.
+    /// Built from mirror pairs, the estimate is antisymmetric under a horizontal flip as far as the mesh model's
+    /// own output is. Pitch 0 means the eye-corner/mouth-corner plane faces the camera; no calibration offset is
+    /// applied (the astronaut, looking into the camera, gets about +7°).
     public init(mesh landmarks: [Landmark]) {
         precondition(landmarks.count >= FaceMeshTopology.meshCount, "head pose needs the 468 mesh landmarks")
         func point(_ i: Int) -> SIMD3<Double> { SIMD3(landmarks[i].x, -landmarks[i].y, -landmarks[i].z) }
@@ -55,7 +53,7 @@ public struct HeadPose: Sendable, Hashable {
         // R has columns ex, ey, ez. R = Rz(γ)Ry(β)Rx(α): R20 = −sin β, R21 = cos β sin α, R22 = cos β cos α,
         // R10 = sin γ cos β, R00 = cos γ cos β.
         let yaw = asin(max(-1, min(1, -ex.z)))
-        let pitch = atan2(ey.z, ez.z) - Self.neutralPitchOffset
+        let pitch = atan2(ey.z, ez.z)
         let roll = atan2(ex.y, ex.x)
         self.init(roll: roll, yaw: yaw, pitch: pitch)
     }

@@ -13,8 +13,9 @@ public protocol VNFaceObservationAccepting: AnyObject {
 ///
 /// The landmarks come from MediaPipe's 468-point face mesh with both eyes refined by its iris model
 /// (pupils are the iris centres). Each result is a ``VNFaceObservation`` with ``VNFaceObservation/landmarks``
-/// set; its box, confidence and pose are those of the input observation, or of ``VNDetectFaceRectanglesRequest``
-/// revision 3 when the request finds the faces itself. Points are normalized to that box (lower-left origin).
+/// set; its box, confidence and pose are those of the input observation; when the request finds the faces
+/// itself (as ``VNDetectFaceRectanglesRequest`` revision 3 does), box and pose come from the final mesh, so
+/// every point lies inside the box. Points are normalized to that box (lower-left origin).
 ///
 /// Constellations: `.constellation76Points` (revision 3 only) and `.constellation65Points`; left at
 /// `.constellationNotDefined`, revision 3 produces 76 points and revisions 1–2 produce 65. Which mesh points
@@ -93,9 +94,18 @@ public final class VNDetectFaceLandmarksRequest: VNImageBasedRequest, VNFaceObse
         let faces = try inputs ?? VNFacePipeline.detectFaces(in: region, revision: 3)
         return try faces.map { face in
             let mesh = try VNFacePipeline.mesh(for: face, in: region, irises: true)
+            // Faces this request found itself get the box and pose of their final mesh, so every landmark lies
+            // inside the box; given observations keep theirs.
+            var box = face.boundingBox
+            var (roll, yaw, pitch) = (face.roll, face.yaw, face.pitch)
+            if inputs == nil, let mesh {
+                box = VNFacePipeline.normalizedRect(mesh.meshBoundingBox, width: region.width, height: region.height)
+                let pose = mesh.headPose
+                (roll, yaw, pitch) = (NSNumber(value: pose.roll), NSNumber(value: pose.yaw), NSNumber(value: pose.pitch))
+            }
             let landmarks = mesh.map {
                 VNFaceLandmarks2D(
-                    mesh: $0, width: region.width, height: region.height, faceBoundingBox: face.boundingBox,
+                    mesh: $0, width: region.width, height: region.height, faceBoundingBox: box,
                     constellation: constellation, precisionEstimates: uses76, requestRevision: rev)
             }
             var source = face.source ?? FaceSource(detection: nil, mesh: nil, width: region.width, height: region.height)
@@ -105,9 +115,8 @@ public final class VNDetectFaceLandmarksRequest: VNImageBasedRequest, VNFaceObse
                 source.height = region.height
             }
             return VNFaceObservation(
-                boundingBox: face.boundingBox, confidence: face.confidence, requestRevision: rev, roll: face.roll,
-                yaw: face.yaw, pitch: face.pitch, landmarks: landmarks, faceCaptureQuality: face.faceCaptureQuality,
-                source: source)
+                boundingBox: box, confidence: face.confidence, requestRevision: rev, roll: roll, yaw: yaw, pitch: pitch,
+                landmarks: landmarks, faceCaptureQuality: face.faceCaptureQuality, source: source)
         }
     }
 }

@@ -8,12 +8,17 @@ import Synchronization
 enum VNFacePipeline {
     private static let cache = Mutex<[Bool: FaceLandmarker]>([:])
 
+    /// XNNPACK threads per face model. The face models are small (about 1 ms each on one core): a second
+    /// thread saves about a quarter of that on an idle machine, while on a busy one the shared worker pool's
+    /// waiting made each run up to ten times slower (measured with `peoplevision bench faces --stages`).
+    static let threads = 1
+
     /// The face landmarker (models load once per process), with or without the iris stage.
     static func landmarker(irises: Bool) throws -> FaceLandmarker {
         if let hit = cache.withLock({ $0[irises] }) { return hit }
         var options = FaceLandmarker.Options()
         options.refineIrises = irises
-        let made = try FaceLandmarker(options: options)
+        let made = try FaceLandmarker(options: options, threads: threads)
         return cache.withLock { c in
             if let raced = c[irises] { return raced }
             c[irises] = made
@@ -50,7 +55,7 @@ enum VNFacePipeline {
     ///
     /// Revision 3 runs the face mesh on every detection: the box becomes the mesh's extent and roll, yaw and
     /// pitch come from the mesh (``HeadPose/init(mesh:)``); a detection the mesh rejects keeps the detector's
-    /// box (grown to the mesh's usual extent) and gets roll and yaw from its keypoints, pitch nil. Revision 2
+    /// box and gets roll and yaw from its keypoints, pitch nil. Revision 2
     /// reports the detector's box with roll and yaw from the keypoints rounded to multiples of π/4; revision 1
     /// only the box.
     static func detectFaces(in region: PixelBuffer, revision: Int) throws -> [VNFaceObservation] {
@@ -79,7 +84,6 @@ enum VNFacePipeline {
                     let pose = m.headPose
                     (roll, yaw, pitch) = (NSNumber(value: pose.roll), NSNumber(value: pose.yaw), NSNumber(value: pose.pitch))
                 } else {
-                    box = grownToMeshExtent(detection.box)
                     let pose = HeadPose(detectionKeypoints: detection.keypoints)
                     (roll, yaw) = (NSNumber(value: pose.roll), NSNumber(value: pose.yaw))
                 }
@@ -100,25 +104,21 @@ enum VNFacePipeline {
         return result
     }
 
-    /// The detector's box grown about its centre to the size the mesh's extent usually has (wider and taller:
-    /// the mesh reaches the hairline and the cheeks' outline).
-    static func grownToMeshExtent(_ b: BoundingBox) -> BoundingBox {
-        let c = b.center, w = b.width * meshExtentScale.x, h = b.height * meshExtentScale.y
-        return BoundingBox(xMin: c.x - w / 2, yMin: c.y - h / 2, xMax: c.x + w / 2, yMax: c.y + h / 2)
-    }
-
-    static let meshExtentScale = SIMD2<Double>(1.0, 1.0)
-
-    /// The mesh (with irises when `irises`) for an observation on `region`: reused or re-run from the
-    /// detection when the observation came from this pipeline on an image of the same size, otherwise run on a
-    /// ROI built from the observation's box (×1.5, square) levelled by its roll. `nil` when the mesh model
+    /// The mesh (with irises when `irises`) for an observation on `region`. When the observation came from
+    /// this pipeline on an image of the same size: its mesh as is (no irises), or re-run with irises on the ROI
+    /// that mesh defines; or, without a mesh, run from its detection. Otherwise the mesh runs on a ROI built
+    /// from the observation's box (×1.5, square) levelled by its roll. `nil` when the mesh model
     /// finds no face there.
     static func mesh(for observation: VNFaceObservation, in region: PixelBuffer, irises: Bool) throws -> FaceMesh? {
         let landmarker = try landmarker(irises: irises)
         return try run {
             if let source = observation.source, source.width == region.width, source.height == region.height {
                 if let m = source.mesh {
-                    return irises ? try landmarker.refiningIrises(m, in: region) : m
+                    guard irises else { return m }
+                    // A second mesh pass on the ROI the first mesh defines (MediaPipe's tracking ROI) aligns the
+                    // crop with the face better than the detector's box does, which the eyes and iris need.
+                    return try landmarker.landmarks(in: region, roi: FaceLandmarker.roi(for: m.landmarks))
+                        ?? landmarker.refiningIrises(m, in: region)
                 }
                 if let d = source.detection {
                     return try landmarker.landmarks(in: region, roi: FaceLandmarker.roi(for: d))

@@ -3,6 +3,7 @@ import Foundation
 import PVImaging
 import PVInference
 import PeopleVision
+import PVPerception
 
 /// `peoplevision bench faces`: the face requests against MediaPipe's Python face detection and face mesh
 /// (mediapipe 0.10.21), same images, same run.
@@ -28,12 +29,15 @@ struct FacesBench: ParsableCommand {
 
     @Option(help: "Timed runs per measurement.") var iterations = 20
     @Option(help: "Untimed warm-up runs.") var warmup = 3
+    @Flag(help: "Only time the pipeline's stages (detectors, mesh, iris) on astronaut.png; no peer.") var stages = false
+    @Option(help: "XNNPACK threads for --stages (default: all cores).") var threads: Int?
 
     func validate() throws {
         guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
     }
 
     func run() throws {
+        if stages { return try timeStages() }
         let peer = try Peer(venvName: "peer-venv-mediapipe")
         try peer.prepare(requirements: "requirements-segmentation.txt")
         let dir = peer.root.appendingPathComponent(".build/bench-faces")
@@ -91,6 +95,31 @@ struct FacesBench: ParsableCommand {
         printRatioTable(
             header: ["request, image", "ours ms", "ours faces", "peer (MediaPipe 0.10.21)", "peer ms", "peer faces"],
             rows: rows, ratios: ratios)
+    }
+
+    /// Median time of each pipeline stage on astronaut.png, decoded once.
+    func timeStages() throws {
+        let image = try ImageDecoder.decode(contentsOf: ModelStore.default.url(for: "astronaut.png")).pixels
+        let landmarker = try FaceLandmarker(threads: threads)
+        let face = try landmarker.detect(in: image).first
+        guard let face, let detection = face.detection else { throw BenchError("no face in astronaut.png") }
+        let roi = FaceLandmarker.roi(for: detection)
+        var meshOnly = FaceLandmarker.Options()
+        meshOnly.refineIrises = false
+        let bare = try FaceLandmarker(options: meshOnly, threads: threads)
+        let mesh = try bare.landmarks(in: image, roi: roi)!
+        let stages: [(String, () throws -> Void)] = [
+            ("short-range detector", { _ = try landmarker.detector.detect(in: image, model: .shortRange) }),
+            ("full-range detector", { _ = try landmarker.detector.detect(in: image, model: .fullRange) }),
+            ("combined detectors", { _ = try landmarker.detector.detect(in: image) }),
+            ("mesh", { _ = try bare.landmarks(in: image, roi: roi) }),
+            ("iris (both eyes)", { _ = try landmarker.refiningIrises(mesh, in: image) }),
+            ("capture-quality measures", { _ = try FaceCaptureQuality(face: face, in: image) }),
+        ]
+        for (name, body) in stages {
+            let ms = median(try measure(warmup: warmup, iterations: iterations, body))
+            print(String(format: "%-26@ %8.3f ms", name as NSString, ms))
+        }
     }
 
     static func rectangles(_ handler: VNImageRequestHandler, revision: Int) throws -> Int {
