@@ -4,6 +4,7 @@
 //
 // Layers (see Documentation/Architecture.md), data flowing upward:
 //   C libraries (Debian packages)  CXNNPack, CLibJPEG, CLibPNG, CLibHEIF, CLibWebP, CFFmpeg, CImageCodecs (shim)
+//   own C kernels                  CImageKernels (imaging), CInferenceKernels (few-channel convolutions)
 //   inference                      PVTFLite (model reader) -> PVInference (executor)
 //   imaging                        PVImaging
 //   perception                     PVPerception
@@ -40,10 +41,11 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
         .target(name: "CImageCodecs", dependencies: ["CLibJPEG", "CLibPNG"]),
         .target(name: "CImageKernels", cSettings: [.unsafeFlags(["-O3"])]),
+        .target(name: "CInferenceKernels", dependencies: ["CXNNPack"]),
 
         // Engine.
         .target(name: "PVTFLite", swiftSettings: engine),
-        .target(name: "PVInference", dependencies: ["PVTFLite", "CXNNPack"], swiftSettings: engine),
+        .target(name: "PVInference", dependencies: ["PVTFLite", "CXNNPack", "CInferenceKernels"], swiftSettings: engine),
         .target(
             name: "PVImaging", dependencies: ["CImageCodecs", "CImageKernels", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
             swiftSettings: engine),
@@ -64,11 +66,13 @@ let package = Package(
         // Examples: Apple's sample code, compiled unchanged but for the import.
         .executableTarget(name: "PhotoGreeting", dependencies: ["PeopleVision"], path: "Examples/PhotoGreeting",
                           exclude: ["README.md"]),
+        .executableTarget(name: "FacePoseBackground", dependencies: ["PeopleVision"], path: "Examples/FacePoseBackground",
+                          exclude: ["README.md"]),
 
         // Tests, one target per layer.
         .target(name: "PVTestSupport", dependencies: ["PVInference"], path: "Tests/PVTestSupport"),
         .testTarget(name: "PVTFLiteTests", dependencies: ["PVTFLite", "PVTestSupport"]),
-        .testTarget(name: "PVInferenceTests", dependencies: ["PVInference", "PVTFLite", "PVTestSupport"]),
+        .testTarget(name: "PVInferenceTests", dependencies: ["PVInference", "PVTFLite", "PVTestSupport", "CInferenceKernels", "CXNNPack"]),
         .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging"]),

@@ -28,8 +28,9 @@ public final class CompiledModel: Sendable {
     public let inputs: [TensorDescription]
     /// Graph outputs, in the order an interpreter reports them.
     public let outputs: [TensorDescription]
-    /// Number of XNNPACK subgraphs and Swift-kernel operators the graph was split into.
-    public let partitionSummary: (subgraphs: Int, swiftOperators: Int)
+    /// How the graph was split: XNNPACK subgraphs, operators run by Swift kernels (concatenation,
+    /// strided slice), and convolutions run by our own C kernels (few-channel shapes XNNPACK is slow at).
+    public let partitionSummary: (subgraphs: Int, swiftOperators: Int, nativeOperators: Int)
     let plan: Plan
 
     /// Lowers a parsed model.
@@ -39,8 +40,9 @@ public final class CompiledModel: Sendable {
         self.plan = plan
         inputs = plan.inputs.map { TensorDescription(name: plan.tensorNames[$0], shape: plan.shapes[$0]) }
         outputs = plan.outputs.map { TensorDescription(name: plan.tensorNames[$0], shape: plan.shapes[$0]) }
+        let offXNNPACK = plan.stages.reduce(0) { $0 + $1.swiftNodes.count }
         partitionSummary = (
-            plan.stages.filter { !$0.xnnNodes.isEmpty }.count, plan.stages.reduce(0) { $0 + $1.swiftNodes.count }
+            plan.stages.filter { !$0.xnnNodes.isEmpty }.count, offXNNPACK - plan.nativeKernels.count, plan.nativeKernels.count
         )
     }
 

@@ -1,3 +1,4 @@
+import CInferenceKernels
 import CXNNPack
 import Foundation
 
@@ -57,7 +58,7 @@ public final class Interpreter {
         if sparseInference { flags |= UInt32(XNN_FLAG_SPARSE_INFERENCE) }
         if profiling {
             stages = try plan.nodes.indices.map { n in
-                plan.nodes[n].kind.runsOnXNNPACK
+                plan.runsOnXNNPACK(n)
                     ? (try XNNPACKStage(plan: plan, nodeIndices: [n], buffers: buffers, pool: pool, flags: flags), [], n)
                     : (nil, [n], n)
             }
@@ -89,10 +90,9 @@ public final class Interpreter {
 
     /// Runs the model on the current inputs.
     public func invoke() throws {
-        let plan = model.plan
         for stage in stages {
             try stage.xnn?.invoke()
-            for n in stage.swift { run(plan.nodes[n]) }
+            for n in stage.swift { run(n) }
         }
     }
 
@@ -105,7 +105,7 @@ public final class Interpreter {
             for (k, stage) in p.stages.enumerated() {
                 let start = DispatchTime.now().uptimeNanoseconds
                 try stage.xnn?.invoke()
-                for n in stage.swift { p.run(model.plan.nodes[n]) }
+                for n in stage.swift { p.run(n) }
                 if run >= 2 { samples[k].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6) }
             }
         }
@@ -129,8 +129,13 @@ public final class Interpreter {
         return model.plan.constants[t]!.pointer
     }
 
-    private func run(_ node: Node) {
+    private func run(_ n: Int) {
         let plan = model.plan
+        let node = plan.nodes[n]
+        if let native = plan.nativeKernels[n] {
+            runNative(native, node)
+            return
+        }
         switch node.kind {
         case .concatenation(let axis, let clamp):
             SwiftKernels.concatenate(
@@ -142,6 +147,26 @@ public final class Interpreter {
                 strides: strides, output: pointer(node.outputs[0]))
         default:
             preconditionFailure("\(node.name) runs on XNNPACK")
+        }
+    }
+}
+
+extension Interpreter {
+    fileprivate func runNative(_ kernel: NativeKernel, _ node: Node) {
+        let plan = model.plan
+        let xs = plan.shapes[node.inputs[0]]
+        let input = UnsafePointer(pointer(node.inputs[0])), output = pointer(node.outputs[0])
+        let weights = UnsafePointer(pointer(node.inputs[1]))
+        let bias = node.inputs.count > 2 ? UnsafePointer(pointer(node.inputs[2])) : nil
+        switch (kernel, node.kind) {
+        case (.depthwise3x3(let expanded), .depthwiseConvolution(_, _, let channels, let clamp)):
+            pvk_depthwise3x3(input, output, xs[1], xs[2], channels, weights, bias, expanded.pointer, clamp.min, clamp.max, pool.handle)
+        case (.convolution3x3ToOne(let expanded), .convolution(_, _, let channels, _, let clamp)):
+            pvk_conv3x3_to1(input, output, xs[1], xs[2], channels, weights, bias?.pointee ?? 0, expanded.pointer, clamp.min, clamp.max, pool.handle)
+        case (.convolution1x1, .convolution(_, _, let inC, let outC, let clamp)):
+            pvk_conv1x1(input, output, xs[1] * xs[2], inC, outC, weights, bias, clamp.min, clamp.max, pool.handle)
+        default:
+            preconditionFailure("\(node.name): no native kernel for \(node.kind.summary)")
         }
     }
 }

@@ -1,3 +1,5 @@
+import CInferenceKernels
+import Foundation
 import PVTFLite
 
 /// One operator after load-time lowering: what to compute and on which tensors.
@@ -95,10 +97,30 @@ struct Plan: Sendable {
     var outputs: [Int]
     var tensorNames: [String]
 
+    /// Nodes that run on our own C kernels instead of XNNPACK, by node index.
+    var nativeKernels: [Int: NativeKernel] = [:]
+
     struct Stage: Sendable {
         var xnnNodes: [Int] = []
         var swiftNodes: [Int] = []
     }
+
+    /// Whether node `n` runs inside an XNNPACK subgraph (otherwise a Swift or C kernel runs it).
+    func runsOnXNNPACK(_ n: Int) -> Bool { nodes[n].kind.runsOnXNNPACK && nativeKernels[n] == nil }
+}
+
+/// A layer shape the Debian XNNPACK build runs slowly (≈ 10 GFLOP/s: its kernels are built for many
+/// channels), run by `CInferenceKernels` instead.
+enum NativeKernel: Sendable {
+    /// 3×3 depthwise, stride 1, padding 1, multiplier 1; weights repeated along a row.
+    case depthwise3x3(expanded: FloatBuffer)
+    /// 3×3 convolution to one channel, stride 1, padding 1; weights repeated along a row.
+    case convolution3x3ToOne(expanded: FloatBuffer)
+    /// 1×1 convolution with few channels.
+    case convolution1x1
+
+    /// Set `PEOPLEVISION_XNNPACK_ONLY=1` to run every supported node on XNNPACK (for comparisons).
+    static let enabled = ProcessInfo.processInfo.environment["PEOPLEVISION_XNNPACK_ONLY"] != "1"
 }
 
 extension Plan {
@@ -392,6 +414,7 @@ extension Plan {
             throw InferenceError(.invalidModel, "graph output '\(model.tensors[o].name)' is never computed")
         }
         fuseSpatialPadding()
+        if NativeKernel.enabled { chooseNativeKernels() }
         try stage()
     }
 
@@ -433,25 +456,60 @@ extension Plan {
         nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
     }
 
+    /// Picks the nodes our C kernels run faster than XNNPACK: few channels over many pixels, where the
+    /// 2022 XNNPACK kernels spend their time on per-pixel indirection and padded channel tiles.
+    private mutating func chooseNativeKernels() {
+        func isSame3x3(_ w: Node.Window) -> Bool {
+            w.kernelH == 3 && w.kernelW == 3 && w.strideH == 1 && w.strideW == 1 && w.dilationH == 1 && w.dilationW == 1
+                && w.padTop == 1 && w.padBottom == 1 && w.padLeft == 1 && w.padRight == 1
+        }
+        for (n, node) in nodes.enumerated() {
+            let xs = shapes[node.inputs[0]]
+            guard xs.count == 4, xs[0] == 1 else { continue }
+            let pixels = xs[1] * xs[2]
+            switch node.kind {
+            case .depthwiseConvolution(let w, let multiplier, let channels, _)
+            where isSame3x3(w) && multiplier == 1 && channels <= 16 && pixels >= 128 * 128:
+                guard let weights = constants[node.inputs[1]] else { continue }
+                let expanded = FloatBuffer(count: 9 * xs[2] * channels)
+                pvk_expand_taps(weights.pointer, xs[2], channels, expanded.pointer)
+                nativeKernels[n] = .depthwise3x3(expanded: expanded)
+            case .convolution(let w, let groups, let inC, let outC, _)
+            where isSame3x3(w) && groups == 1 && outC == 1 && inC <= 32 && pixels >= 128 * 128:
+                guard let weights = constants[node.inputs[1]] else { continue }
+                let expanded = FloatBuffer(count: 9 * xs[2] * inC)
+                pvk_expand_taps(weights.pointer, xs[2], inC, expanded.pointer)
+                nativeKernels[n] = .convolution3x3ToOne(expanded: expanded)
+            case .convolution(let w, let groups, let inC, let outC, _)
+            where w.kernelH == 1 && w.kernelW == 1 && w.strideH == 1 && w.strideW == 1 && w.padTop == 0 && w.padBottom == 0
+                && w.padLeft == 0 && w.padRight == 0 && groups == 1 && inC <= 8 && outC == 8 && pixels >= 128 * 128:
+                guard constants[node.inputs[1]] != nil else { continue }
+                nativeKernels[n] = .convolution1x1
+            default:
+                continue
+            }
+        }
+    }
+
     /// Splits the nodes into stages. A node's level is the number of Swift nodes it (transitively) waits on
     /// before it can run on XNNPACK: XNNPACK nodes of one level form one subgraph, which runs before the Swift
     /// nodes of that level. This gives the fewest subgraphs the Swift nodes allow.
     private mutating func stage() throws {
         var levelOfTensor: [Int: (level: Int, fromSwift: Bool)] = [:]
         var levels: [Int] = []
-        for node in nodes {
+        for (n, node) in nodes.enumerated() {
             var level = 0
             for t in node.inputs {
                 guard let p = levelOfTensor[t] else { continue }
-                level = Swift.max(level, p.level + (p.fromSwift && node.kind.runsOnXNNPACK ? 1 : 0))
+                level = Swift.max(level, p.level + (p.fromSwift && runsOnXNNPACK(n) ? 1 : 0))
             }
             levels.append(level)
-            for o in node.outputs { levelOfTensor[o] = (level, !node.kind.runsOnXNNPACK) }
+            for o in node.outputs { levelOfTensor[o] = (level, !runsOnXNNPACK(n)) }
         }
         let count = (levels.max() ?? 0) + 1
         stages = Array(repeating: Stage(), count: count)
-        for (i, node) in nodes.enumerated() {
-            if node.kind.runsOnXNNPACK { stages[levels[i]].xnnNodes.append(i) } else { stages[levels[i]].swiftNodes.append(i) }
+        for i in nodes.indices {
+            if runsOnXNNPACK(i) { stages[levels[i]].xnnNodes.append(i) } else { stages[levels[i]].swiftNodes.append(i) }
         }
         // Boundary tensors: graph inputs/outputs, and anything produced in one stage part and consumed in another.
         var owner: [Int: Int] = [:]  // tensor -> producing part (2·stage for XNNPACK, 2·stage+1 for Swift)

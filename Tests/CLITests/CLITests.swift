@@ -88,4 +88,23 @@ import Testing
         #expect(first["height"] as? Int == 300)
         #expect(first["segmentation"] != nil)
     }
+
+    @Test func analyzeListsItsTasks() throws {
+        let r = try Self.run(["analyze", "--print-tasks"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let tasks = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: String])
+        #expect(tasks["segmentation"] == "segmentation")
+    }
+
+    @Test func analyzeDrawsAnOverlayTheSizeOfTheImage() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pv-overlay-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let image = try TestFiles.installed("astronaut.png")
+        let r = try Self.run(["analyze", image.path, "--requests", "segmentation", "--json", dir.path, "--overlay", dir.path])
+        #expect(r.status == 0, "\(r.stderr)")
+        let overlay = try ImageDecoder.decode(contentsOf: dir.appendingPathComponent("astronaut.png")).pixels
+        let original = try ImageDecoder.decode(contentsOf: image).pixels
+        #expect(overlay.width == original.width && overlay.height == original.height)
+        #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("astronaut.seg.png").path))
+    }
 }

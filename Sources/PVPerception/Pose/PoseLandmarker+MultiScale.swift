@@ -8,10 +8,10 @@ extension PoseLandmarker {
         /// `224 / tileSide` times their size instead of `224 / imageSide`.
         public var tileSide: Int = 400
         /// Tiles are skipped when the people of the whole-image pass already cover at least this fraction of the
-        /// image (the sum of their landmark boxes' areas, clipped to the image; default 0.5): a close portrait
+        /// image (the sum of their landmark boxes' areas, clipped to the image; default 0.3): a close portrait
         /// leaves no room for people too small to be seen. 1 runs the tiles whenever the people found do not fill
         /// the picture.
-        public var coverageToSkipTiles: Double = 0.5
+        public var coverageToSkipTiles: Double = 0.3
         /// Detector score threshold of the tile passes (default 0.3: the landmark model's presence test rejects what
         /// is not a person, and people partly hidden by others score low).
         public var tileMinDetectionScore: Double = 0.3
@@ -48,7 +48,7 @@ extension PoseLandmarker {
         }
     }
 
-    /// Finds the people in an upright image, small ones included: the whole-image pass of ``detect(in:)``, then,
+    /// Finds the people in an upright image, small ones included: a whole-image pass as ``detect(in:)``'s, then,
     /// unless the people found already fill the picture, detector passes over overlapping tiles. A tile detection
     /// whose ROI overlaps a person already found is skipped; the others get a landmark run and join the people
     /// unless their landmark box overlaps one already found.
@@ -68,7 +68,26 @@ extension PoseLandmarker {
         throws -> [PersonPose]
     {
         try multi.validate()
-        var people = try detect(in: image, detectorTiling: nil, maxPeople: maxPeople)
+        guard (1...64).contains(maxPeople) else {
+            throw PerceptionError(.invalidArgument, "maxPeople \(maxPeople) is outside 1…64")
+        }
+        var people: [PersonPose] = []
+        // Whole image, as detect(in:) does, except that a detection whose head box sits on the nose of a person
+        // already found is not given a landmark run: it can only find that person again.
+        for detection in try detector.detect(in: image, minScore: options.minDetectionScore) {
+            if people.count >= maxPeople { break }
+            if Self.isOnAFoundHead(detection, people) { continue }
+            let roi = Self.roi(for: detection)
+            guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite,
+                var person = try landmarks(in: image, roi: roi)
+            else { continue }
+            person.detectionScore = detection.score
+            if let same = people.firstIndex(where: { isSamePerson($0, person) }) {
+                if person.presence > people[same].presence { people[same] = person }
+            } else {
+                people.append(person)
+            }
+        }
         let W = Double(image.width), H = Double(image.height)
         let covered = people.reduce(0.0) { sum, p in
             let b = p.landmarkBoundingBox
@@ -87,9 +106,14 @@ extension PoseLandmarker {
             if people.count >= maxPeople { break }
             let roi = Self.roi(for: detection)
             guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite else { continue }
-            // Already found: a person whose ROI is nearly this one (the same detection seen again by a tile).
+            // Already found: a person whose ROI is nearly this one, or whose nose this head box covers (the same
+            // person seen again by a tile).
             let box = roi.boundingBox
-            if people.contains(where: { $0.roi.boundingBox.intersectionOverUnion(with: box) > multi.sameROIIoU }) { continue }
+            if Self.isOnAFoundHead(detection, people)
+                || people.contains(where: { $0.roi.boundingBox.intersectionOverUnion(with: box) > multi.sameROIIoU })
+            {
+                continue
+            }
             guard var person = try landmarks(in: image, roi: roi) else { continue }
             person.detectionScore = detection.score
             // A tile sees part of the picture, so its detection can describe a person already found from a worse
@@ -99,5 +123,16 @@ extension PoseLandmarker {
             people.append(person)
         }
         return people
+    }
+
+    /// Whether a detection's head box (the pose detector's box is about the head) has a found person's nose within half
+    /// its size of its centre.
+    static func isOnAFoundHead(_ detection: Detection, _ people: [PersonPose]) -> Bool {
+        let c = detection.box.center
+        let reach = 0.5 * max(detection.box.width, detection.box.height)
+        return people.contains { p in
+            let d = p.landmarks[0].position - c
+            return (d * d).sum() < reach * reach
+        }
     }
 }

@@ -72,7 +72,7 @@ public final class VNDetectHumanHandPoseRequest: VNImageBasedRequest, @unchecked
         let roi = regionOfInterest
         let region = try image.region(roi)
         let hands = try VNHumanPipelines.handLandmarker(maxHands: maximumHandCount).detect(in: region) {
-            try VNHumanPipelines.people(in: image, region: roi, image: region)
+            try VNHumanPipelines.people(in: image, region: roi, image: region, multiScale: false)
         }
         return hands.map { Self.observation($0, width: region.width, height: region.height, revision: revision) }
     }

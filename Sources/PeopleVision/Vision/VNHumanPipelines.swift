@@ -13,7 +13,7 @@ enum VNHumanPipelines {
 
     private static let body = Mutex<PoseLandmarker?>(nil)
     private static let hands = Mutex<[Int: HandLandmarker]>([:])
-    private static let recent = Mutex<[(context: Weak, region: CGRect, people: [PersonPose])]>([])
+    private static let recent = Mutex<[(context: Weak, region: CGRect, multiScale: Bool, people: [PersonPose])]>([])
 
     final class Weak: @unchecked Sendable {
         weak var value: VNImageContext?
@@ -51,17 +51,25 @@ enum VNHumanPipelines {
         }
     }
 
-    /// The people in a request's region of interest (pixels of the region): the whole-image pass, then tiles of
-    /// about 400 px unless the people found fill the picture (``PoseLandmarker/detectMultiScale(in:maxPeople:options:)``).
-    /// Computed once per handler and region.
-    static func people(in context: VNImageContext, region roi: CGRect, image: PixelBuffer) throws -> [PersonPose] {
-        if let hit = recent.withLock({ $0.first(where: { $0.context.value === context && $0.region == roi })?.people }) {
-            return hit
+    /// The people in a request's region of interest (pixels of the region). Multi-scale: the whole-image pass, then
+    /// tiles of about 400 px unless the people found fill the picture
+    /// (``PoseLandmarker/detectMultiScale(in:maxPeople:options:)``); otherwise the whole-image pass only (enough for
+    /// the hand request's wrist search: the people whose hands are too small for the palm pass are large). Computed
+    /// once per handler and region: a multi-scale result also serves a whole-image request.
+    static func people(in context: VNImageContext, region roi: CGRect, image: PixelBuffer, multiScale: Bool = true) throws
+        -> [PersonPose]
+    {
+        let hit = recent.withLock { r in
+            r.first { $0.context.value === context && $0.region == roi && ($0.multiScale || !multiScale) }?.people
         }
-        let people = try bodyLandmarker().detectMultiScale(in: image, maxPeople: maxPeople)
+        if let hit { return hit }
+        let landmarker = try bodyLandmarker()
+        let people = multiScale
+            ? try landmarker.detectMultiScale(in: image, maxPeople: maxPeople)
+            : try landmarker.detect(in: image, detectorTiling: nil, maxPeople: maxPeople)
         recent.withLock { r in
             r.removeAll { $0.context.value == nil }
-            r.append((Weak(context), roi, people))
+            r.append((Weak(context), roi, multiScale, people))
             if r.count > 4 { r.removeFirst(r.count - 4) }
         }
         return people

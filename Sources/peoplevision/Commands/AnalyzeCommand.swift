@@ -15,8 +15,32 @@ struct AnalyzeCommand: ParsableCommand {
             With --manifest, read JSON lines {"image": PATH, "out": JSON_PATH} instead of image arguments.
             """)
 
+    /// The analyses `analyze` can run, in the order they run.
     enum Analysis: String, CaseIterable, ExpressibleByArgument {
         case segmentation
+        case faces
+        case bodies
+        case hands
+
+        /// The evaluation harness's task this analysis fills.
+        var harnessTask: String {
+            switch self {
+            case .segmentation: "segmentation"
+            case .faces: "faces"
+            case .bodies: "bodies"
+            case .hands: "hands"
+            }
+        }
+
+        /// A fresh step for one image.
+        func makeStep(command: AnalyzeCommand) -> any AnalyzeStep {
+            switch self {
+            case .segmentation: SegmentationStep(quality: command.quality)
+            case .faces: FacesStep()
+            case .bodies: BodiesStep()
+            case .hands: HandsStep()
+            }
+        }
     }
 
     @Argument(help: "Images to analyse.") var images: [String] = []
@@ -27,6 +51,7 @@ struct AnalyzeCommand: ParsableCommand {
     @Option(help: "Folder for overlay pictures (the image with every result drawn on it), one PNG per image.") var overlay: String?
     @Option(help: "Person-segmentation level: fast, balanced or accurate.") var quality: QualityOption = .accurate
     @Flag(help: "Ignore EXIF orientation (analyse the pixels as stored).") var ignoreOrientation = false
+    @Flag(help: "Print each analysis and the evaluation task it fills as one JSON object, then exit.") var printTasks = false
 
     var analyses: [Analysis] {
         get throws {
@@ -41,10 +66,16 @@ struct AnalyzeCommand: ParsableCommand {
 
     func validate() throws {
         _ = try analyses
-        guard manifest != nil || !images.isEmpty else { throw ValidationError("give images or --manifest") }
+        guard printTasks || manifest != nil || !images.isEmpty else { throw ValidationError("give images or --manifest") }
     }
 
     func run() throws {
+        if printTasks {
+            let tasks = Dictionary(uniqueKeysWithValues: Analysis.allCases.map { ($0.rawValue, $0.harnessTask) })
+            let data = try JSONSerialization.data(withJSONObject: tasks, options: [.sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+            return
+        }
         var jobs: [(image: URL, out: URL?)] = []
         if let manifest {
             let text = try String(contentsOfFile: manifest, encoding: .utf8)
@@ -86,55 +117,21 @@ struct AnalyzeCommand: ParsableCommand {
     func analyze(_ url: URL, _ selected: [Analysis], out: URL?) throws -> [String: Any] {
         let start = DispatchTime.now().uptimeNanoseconds
         let handler = ignoreOrientation ? VNImageRequestHandler(url: url, orientation: .up) : VNImageRequestHandler(url: url)
-        var requests: [VNRequest] = []
-        let segmentation = VNGeneratePersonSegmentationRequest()
-        segmentation.qualityLevel = quality.level
-        if selected.contains(.segmentation) { requests.append(segmentation) }
-        try handler.perform(requests)
+        let steps = Analysis.allCases.filter(selected.contains).map { $0.makeStep(command: self) }
+        for step in steps { try step.perform(on: handler) }
         let size = try handler.imageSize()
+        let context = AnalyzeContext(imageWidth: size.width, imageHeight: size.height, jsonURL: out)
         var record: [String: Any] = ["image": url.lastPathComponent, "width": size.width, "height": size.height]
+        for step in steps { try step.write(into: &record, context: context) }
+        record["elapsed_ms"] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
 
         if let overlay {
-            let picture = try drawOverlay(image: try handler.uprightImage(), mask: segmentation.results?.first?.pixelBuffer.pixelBuffer)
+            var canvas = try Canvas(try handler.uprightImage())
+            for step in steps { try step.draw(on: &canvas, context: context) }
             let dir = URL(fileURLWithPath: overlay)
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            try ImageEncoder.write(picture, to: dir.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".png"), as: .png)
+            try ImageEncoder.write(canvas.picture, to: dir.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".png"), as: .png)
         }
-        if selected.contains(.segmentation), let mask = segmentation.results?.first?.pixelBuffer {
-            let stem = url.deletingPathExtension().lastPathComponent
-            if let out {
-                try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
-                let name = out.deletingPathExtension().lastPathComponent + ".seg.png"
-                try ImageEncoder.write(mask.pixelBuffer, to: out.deletingLastPathComponent().appendingPathComponent(name), as: .png)
-                record["segmentation"] = name
-            } else {
-                record["segmentation"] = "\(stem).seg.png (not written without --json DIR)"
-            }
-        }
-        record["elapsed_ms"] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         return record
     }
-}
-
-/// The image with the person mask tinted in (semi-transparent magenta over people).
-func drawOverlay(image: PixelBuffer, mask: PixelBuffer?) throws -> PixelBuffer {
-    var out = try image.converted(to: .rgba32)
-    guard let mask else { return out }
-    let m = try mask.converted(to: .oneComponent32Float).resized(width: out.width, height: out.height, method: .bilinear)
-    let stride = out.bytesPerRow(), ms = m.bytesPerRow() / 4, w = out.width, h = out.height
-    m.withUnsafeBytes { mb in
-        let mf = mb.bindMemory(to: Float.self)
-        out.withUnsafeMutableBytes { p in
-            for y in 0..<h {
-                for x in 0..<w {
-                    let a = 0.55 * min(1, max(0, mf[y * ms + x]))
-                    let o = y * stride + 4 * x
-                    for (c, tint) in [(0, Float(255)), (1, Float(0)), (2, Float(200))] {
-                        p[o + c] = UInt8((Float(p[o + c]) * (1 - a) + tint * a).rounded())
-                    }
-                }
-            }
-        }
-    }
-    return out
 }

@@ -10,7 +10,7 @@ struct GreetCommand: ParsableCommand {
         discussion: "Built exactly like Apple's sample: a person-segmentation request, then Core Image's blendWithRedMask.")
 
     @Argument(help: "The photo with people.") var image: String
-    @Option(help: "A background image, a colour #RRGGBB, or 'blur'.") var background: String
+    @Option(help: "A background image, a colour #RRGGBB, 'blur', or 'pose' (a colour from the head pose).") var background: String
     @Option(name: .shortAndLong, help: "Output image (.jpg, .png or .heic).") var output: String
     @Option(help: "fast, balanced or accurate.") var quality: QualityOption = .accurate
 
@@ -25,6 +25,8 @@ struct GreetCommand: ParsableCommand {
         let backdrop: Greeting.Backdrop
         if background == "blur" {
             backdrop = .blur
+        } else if background == "pose" {
+            backdrop = .pose
         } else if let color = parseColor(background) {
             backdrop = .color(color)
         } else {
@@ -53,6 +55,8 @@ enum Greeting {
         case image(URL)
         case color(CIColor)
         case blur
+        /// A colour from the head pose of the largest face (``FacePoseColor``).
+        case pose
     }
 
     /// Writes the greeting of `photo` to `output` (format from the extension) and returns its size.
@@ -74,6 +78,8 @@ enum Greeting {
                 .cropped(to: photo.extent)
         case .color(let color):
             background = CIImage(color: color).cropped(to: photo.extent)
+        case .pose:
+            background = CIImage(color: try FacePoseColor.color(of: photo)).cropped(to: photo.extent)
         case .image(let file):
             let scene = try loadImage(file.path).image
             background = scene.transformed(by: __CGAffineTransformMake(

@@ -106,11 +106,11 @@ enum HandRecords {
             let points = names.compactMap { pixel($0.0) }
             guard let box = points.isEmpty ? nil : (points.map(\.x).min()!, points.map(\.x).max()!, points.map(\.y).min()!) else { continue }
             let width = max(1.5, (box.1 - box.0) / 60)
-            for finger in fingers { canvas.polyline(finger.compactMap(pixel), color: color, width: width) }
+            for finger in fingers { canvas.polyline(finger.compactMap(pixel), closed: false, color: color, width: width) }
             for p in points { canvas.dot(p, radius: width * 1.2, color: .red) }
             let label = hand.chirality == .left ? "L" : hand.chirality == .right ? "R" : "?"
-            let scale = max(2, (box.1 - box.0) / 25)
-            canvas.text(label, at: SIMD2(box.0, max(0, box.2 - 7 * scale)), color: color, scale: scale)
+            let scale = max(2, Int((box.1 - box.0) / 25))
+            canvas.text(label, at: SIMD2(box.0, max(0, box.2 - Double(8 * scale))), color: color, scale: scale)
         }
     }
 }

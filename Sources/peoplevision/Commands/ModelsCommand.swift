@@ -26,6 +26,7 @@ struct ModelsCommand: ParsableCommand {
             let outs = model.outputs.map { "\($0.shape)" }.joined(separator: ", ")
             var line = "\(file): in \(ins) → out \(outs); \(model.partitionSummary.subgraphs) XNNPACK subgraph(s)"
             if model.partitionSummary.swiftOperators > 0 { line += " + \(model.partitionSummary.swiftOperators) Swift op(s)" }
+            if model.partitionSummary.nativeOperators > 0 { line += " + \(model.partitionSummary.nativeOperators) own C kernel(s)" }
             if execute {
                 let interpreter = try Interpreter(model: model, threads: threads)
                 interpreters.append(interpreter)

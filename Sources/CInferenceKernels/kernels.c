@@ -1,0 +1,282 @@
+#include "CInferenceKernels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// Each kernel body is written once as an always-inline function and instantiated three times: for
+// the baseline x86-64 target, with AVX2+FMA and with AVX-512, chosen at run time (the Debian toolchain
+// builds for baseline x86-64, where the vectorised loops would only get SSE2).
+#if defined(__x86_64__)
+#define PVK_FAST __attribute__((target("avx2,fma")))
+#define PVK_WIDE __attribute__((target("avx512f,avx512vl,avx2,fma")))
+// 0 = baseline, 1 = AVX2+FMA, 2 = AVX-512 (512-bit vectors: no CPU tuning asks for 256-bit here).
+static int pvk_level(void) {
+    static int cached = -1;
+    int level = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (level < 0) {
+        __builtin_cpu_init();
+        level = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? 2
+                : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")      ? 1
+                                                                                        : 0;
+        __atomic_store_n(&cached, level, __ATOMIC_RELAXED);
+    }
+    return level;
+}
+#else
+#define PVK_FAST
+#define PVK_WIDE
+static int pvk_level(void) { return 0; }
+#endif
+#define PVK_INLINE static inline __attribute__((always_inline))
+
+static inline float pvk_clamp(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+void pvk_expand_taps(const float *weights, size_t width, size_t channels, float *expanded) {
+    for (size_t t = 0; t < 9; t++)
+        for (size_t x = 0; x < width; x++)
+            memcpy(expanded + (t * width + x) * channels, weights + t * channels, channels * sizeof(float));
+}
+
+// acc[i] (i over one output row, width × channels) += Σ taps input[neighbour of i] · w[tap][channel of i],
+// with zero padding. The taps go in XNNPACK's depthwise order (column by column: kx outer, ky inner)
+// with one fused multiply-add each, so results match it bit for bit where XNNPACK uses FMA (rounding
+// differences alone, amplified through a deep network, moved pose landmarks by 3 % on random input).
+// Interior pixels take all nine taps in one pass; the first and last pixel skip the padding column.
+PVK_INLINE void pvk_row_taps(const float *restrict input, float *restrict acc, size_t height, size_t width,
+                             size_t channels, size_t y, const float *restrict expanded) {
+    const size_t c = channels, row = width * channels;
+    const float *r[3], *w[9];
+    int valid[3];
+    for (size_t ky = 0; ky < 3; ky++) {
+        valid[ky] = !((y == 0 && ky == 0) || (y + 1 == height && ky == 2));
+        r[ky] = valid[ky] ? input + (y + ky - 1) * row : input + y * row;
+        for (size_t kx = 0; kx < 3; kx++) w[ky * 3 + kx] = expanded + (ky * 3 + kx) * row;
+    }
+    if (valid[0] && valid[2] && width >= 3) {
+        const float *restrict r0 = r[0], *restrict r1 = r[1], *restrict r2 = r[2];
+        const float *restrict w00 = w[0], *restrict w01 = w[1], *restrict w02 = w[2];
+        const float *restrict w10 = w[3], *restrict w11 = w[4], *restrict w12 = w[5];
+        const float *restrict w20 = w[6], *restrict w21 = w[7], *restrict w22 = w[8];
+        for (size_t i = c; i < row - c; i++) {
+            float a = acc[i];
+            a += r0[i - c] * w00[i];
+            a += r1[i - c] * w10[i];
+            a += r2[i - c] * w20[i];
+            a += r0[i] * w01[i];
+            a += r1[i] * w11[i];
+            a += r2[i] * w21[i];
+            a += r0[i + c] * w02[i];
+            a += r1[i + c] * w12[i];
+            a += r2[i + c] * w22[i];
+            acc[i] = a;
+        }
+        // First pixel (no left column) and last pixel (no right column), same order.
+        for (size_t k = 0; k < c; k++) {
+            float a = acc[k];
+            for (size_t kx = 1; kx < 3; kx++)
+                for (size_t ky = 0; ky < 3; ky++) a += r[ky][k + (kx - 1) * c] * w[ky * 3 + kx][k];
+            acc[k] = a;
+            size_t j = row - c + k;
+            float b = acc[j];
+            for (size_t kx = 0; kx < 2; kx++)
+                for (size_t ky = 0; ky < 3; ky++) b += r[ky][j + kx * c - c] * w[ky * 3 + kx][j];
+            acc[j] = b;
+        }
+        return;
+    }
+    // First and last image rows (and images narrower than three pixels): one pass per tap.
+    for (size_t kx = 0; kx < 3; kx++) {
+        for (size_t ky = 0; ky < 3; ky++) {
+            if (!valid[ky]) continue;
+            const float *restrict src = r[ky];
+            const float *restrict wt = w[ky * 3 + kx];
+            if (kx == 0) {
+                for (size_t i = c; i < row; i++) acc[i] += src[i - c] * wt[i];
+            } else if (kx == 1) {
+                for (size_t i = 0; i < row; i++) acc[i] += src[i] * wt[i];
+            } else {
+                for (size_t i = 0; i + c < row; i++) acc[i] += src[i + c] * wt[i];
+            }
+        }
+    }
+}
+
+// The same sum when the channel count divides 16: a 16-float vector then holds whole pixels, so each
+// tap's weights fit one register (no weight loads in the loop). Same tap order as above; the first and
+// last 16 floats of the row (which hold the edge pixels) take the scalar path.
+typedef float pvk_v16 __attribute__((vector_size(64)));
+typedef float pvk_v16u __attribute__((vector_size(64), aligned(4)));  // for unaligned loads
+#define pvk_load16(p) (*(const pvk_v16u *)(p))
+
+PVK_INLINE void pvk_row_taps16(const float *restrict input, float *restrict acc, size_t height, size_t width,
+                               size_t channels, size_t y, const float *restrict weights) {
+    const size_t c = channels, row = width * channels;
+    const float *r[3];
+    int valid[3];
+    for (size_t ky = 0; ky < 3; ky++) {
+        valid[ky] = !((y == 0 && ky == 0) || (y + 1 == height && ky == 2));
+        r[ky] = valid[ky] ? input + (y + ky - 1) * row : input + y * row;
+    }
+    pvk_v16 w[9];
+    for (size_t t = 0; t < 9; t++)
+        for (size_t j = 0; j < 16; j++) w[t][j] = weights[t * c + j % c];
+    if (valid[0] && valid[2]) {
+        const float *r0 = r[0], *r1 = r[1], *r2 = r[2];
+        for (size_t i = 16; i + 16 <= row - 16; i += 16) {
+            pvk_v16 a = pvk_load16(acc + i);
+            a += pvk_load16(r0 + i - c) * w[0];
+            a += pvk_load16(r1 + i - c) * w[3];
+            a += pvk_load16(r2 + i - c) * w[6];
+            a += pvk_load16(r0 + i) * w[1];
+            a += pvk_load16(r1 + i) * w[4];
+            a += pvk_load16(r2 + i) * w[7];
+            a += pvk_load16(r0 + i + c) * w[2];
+            a += pvk_load16(r1 + i + c) * w[5];
+            a += pvk_load16(r2 + i + c) * w[8];
+            memcpy(acc + i, &a, sizeof a);
+        }
+    } else {
+        for (size_t i = 16; i + 16 <= row - 16; i += 16) {
+            pvk_v16 a = pvk_load16(acc + i);
+            for (size_t kx = 0; kx < 3; kx++)
+                for (size_t ky = 0; ky < 3; ky++)
+                    if (valid[ky]) a += pvk_load16(r[ky] + i + kx * c - c) * w[ky * 3 + kx];
+            memcpy(acc + i, &a, sizeof a);
+        }
+    }
+    // The first and last 16 floats: per element, skipping taps that fall on padding.
+    for (size_t e = 0; e < 32; e++) {
+        size_t i = e < 16 ? e : row - 32 + e;
+        float a = acc[i];
+        for (size_t kx = 0; kx < 3; kx++) {
+            if ((kx == 0 && i < c) || (kx == 2 && i + c >= row)) continue;
+            for (size_t ky = 0; ky < 3; ky++)
+                if (valid[ky]) a += r[ky][i + kx * c - c] * weights[(ky * 3 + kx) * c + i % c];
+        }
+        acc[i] = a;
+    }
+}
+
+typedef struct {
+    const float *input;
+    float *output;
+    size_t height, width, channels;
+    const float *weights, *bias, *expanded;
+    float bias1, lo, hi;
+    int to_one;
+} pvk_taps_job;
+
+PVK_INLINE void pvk_taps_row(const pvk_taps_job *job, size_t y, float *restrict acc) {
+    const size_t c = job->channels, row = job->width * c;
+    if (job->to_one) {
+        for (size_t i = 0; i < row; i++) acc[i] = 0;
+    } else {
+        for (size_t x = 0; x < job->width; x++)
+            for (size_t k = 0; k < c; k++) acc[x * c + k] = job->bias ? job->bias[k] : 0;
+    }
+    if (16 % c == 0 && row % 16 == 0 && row >= 32)
+        pvk_row_taps16(job->input, acc, job->height, job->width, c, y, job->weights);
+    else
+        pvk_row_taps(job->input, acc, job->height, job->width, c, y, job->expanded);
+    if (job->to_one) {
+        float *restrict out = job->output + y * job->width;
+        for (size_t x = 0; x < job->width; x++) {
+            float s = job->bias1;
+            for (size_t k = 0; k < c; k++) s += acc[x * c + k];
+            out[x] = pvk_clamp(s, job->lo, job->hi);
+        }
+    } else {
+        float *restrict out = job->output + y * row;
+        for (size_t i = 0; i < row; i++) out[i] = pvk_clamp(acc[i], job->lo, job->hi);
+    }
+}
+
+// One task per output row; the row accumulator lives on the stack when small, else on the heap.
+#define PVK_STACK_FLOATS 8192
+PVK_INLINE void pvk_taps_task(void *context, size_t y) {
+    const pvk_taps_job *job = context;
+    size_t n = job->width * job->channels;
+    float stack[PVK_STACK_FLOATS];
+    float *acc = n <= PVK_STACK_FLOATS ? stack : malloc(n * sizeof(float));
+    if (!acc) return;
+    pvk_taps_row(job, y, acc);
+    if (acc != stack) free(acc);
+}
+static void pvk_taps_task_base(void *context, size_t y) { pvk_taps_task(context, y); }
+PVK_FAST static void pvk_taps_task_fast(void *context, size_t y) { pvk_taps_task(context, y); }
+PVK_WIDE static void pvk_taps_task_wide(void *context, size_t y) { pvk_taps_task(context, y); }
+
+static void pvk_run_taps(pvk_taps_job *job, pthreadpool_t pool) {
+    static void (*const tasks[3])(void *, size_t) = {pvk_taps_task_base, pvk_taps_task_fast, pvk_taps_task_wide};
+    pthreadpool_parallelize_1d(pool, tasks[pvk_level()], job, job->height, 0);
+}
+
+void pvk_depthwise3x3(const float *input, float *output, size_t height, size_t width, size_t channels,
+                      const float *weights, const float *bias, const float *expanded,
+                      float output_min, float output_max, pthreadpool_t pool) {
+    pvk_taps_job job = {input, output, height, width, channels, weights, bias, expanded, 0, output_min, output_max, 0};
+    pvk_run_taps(&job, pool);
+}
+
+void pvk_conv3x3_to1(const float *input, float *output, size_t height, size_t width, size_t channels,
+                     const float *weights, float bias, const float *expanded,
+                     float output_min, float output_max, pthreadpool_t pool) {
+    pvk_taps_job job = {input, output, height, width, channels, weights, NULL, expanded, bias, output_min, output_max, 1};
+    pvk_run_taps(&job, pool);
+}
+
+// 1×1 convolution over blocks of pixels: eight output channels at a time as one vector,
+// accumulated from broadcast input values and the matching weight column.
+typedef float pvk_v8 __attribute__((vector_size(32)));
+
+typedef struct {
+    const float *input;
+    float *output;
+    size_t pixels, in_c, out_c;
+    const float *weights, *bias;
+    float lo, hi;
+} pvk_pointwise_job;
+
+#define PVK_PIXEL_BLOCK 256
+
+PVK_INLINE void pvk_pointwise_block(const pvk_pointwise_job *job, size_t block) {
+    const size_t in_c = job->in_c, out_c = job->out_c;
+    const size_t p0 = block * PVK_PIXEL_BLOCK;
+    const size_t p1 = p0 + PVK_PIXEL_BLOCK < job->pixels ? p0 + PVK_PIXEL_BLOCK : job->pixels;
+#if defined(__clang__)
+    const pvk_v8 lo = {job->lo, job->lo, job->lo, job->lo, job->lo, job->lo, job->lo, job->lo};
+    const pvk_v8 hi = {job->hi, job->hi, job->hi, job->hi, job->hi, job->hi, job->hi, job->hi};
+#endif
+    for (size_t o = 0; o < out_c; o += 8) {
+        pvk_v8 columns[64];  // columns[i][j] = weights[o + j][i]
+        pvk_v8 b;
+        for (size_t j = 0; j < 8; j++) b[j] = job->bias ? job->bias[o + j] : 0;
+        for (size_t i = 0; i < in_c; i++)
+            for (size_t j = 0; j < 8; j++) columns[i][j] = job->weights[(o + j) * in_c + i];
+        for (size_t p = p0; p < p1; p++) {
+            const float *restrict src = job->input + p * in_c;
+            pvk_v8 acc = b;
+            for (size_t i = 0; i < in_c; i++) acc += src[i] * columns[i];
+#if defined(__clang__)
+            acc = __builtin_elementwise_min(__builtin_elementwise_max(acc, lo), hi);
+            memcpy(job->output + p * out_c + o, &acc, sizeof acc);
+#else
+            float *restrict dst = job->output + p * out_c + o;
+            for (size_t j = 0; j < 8; j++) dst[j] = pvk_clamp(acc[j], job->lo, job->hi);
+#endif
+        }
+    }
+}
+
+static void pvk_pointwise_task_base(void *context, size_t block) { pvk_pointwise_block(context, block); }
+PVK_FAST static void pvk_pointwise_task_fast(void *context, size_t block) { pvk_pointwise_block(context, block); }
+PVK_WIDE static void pvk_pointwise_task_wide(void *context, size_t block) { pvk_pointwise_block(context, block); }
+
+void pvk_conv1x1(const float *input, float *output, size_t pixels, size_t input_channels, size_t output_channels,
+                 const float *weights, const float *bias, float output_min, float output_max, pthreadpool_t pool) {
+    if (output_channels % 8 != 0 || input_channels > 64) return;
+    pvk_pointwise_job job = {input, output, pixels, input_channels, output_channels, weights, bias, output_min, output_max};
+    size_t blocks = (pixels + PVK_PIXEL_BLOCK - 1) / PVK_PIXEL_BLOCK;
+    static void (*const tasks[3])(void *, size_t) = {pvk_pointwise_task_base, pvk_pointwise_task_fast, pvk_pointwise_task_wide};
+    pthreadpool_parallelize_1d(pool, tasks[pvk_level()], &job, blocks, 0);
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import PVImaging
+import PVInference
+import PeopleVision
+
+/// `peoplevision bench faces`: the face requests against MediaPipe's Python face detection and face mesh
+/// (mediapipe 0.10.21), same images, same run.
+struct FacesBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "faces",
+        abstract: "Face rectangles, landmarks and capture quality: ours vs MediaPipe face detection / face mesh (Python).",
+        discussion: """
+            Test images: the installed astronaut.png and camera.png (512×512, one face each) and astronaut.png \
+            stretched to 1920×1080, saved as JPEG (quality 90) under .build/bench-faces. Ours: a new \
+            VNImageRequestHandler(cvPixelBuffer:) on a pre-decoded 32BGRA buffer and a new request per call; \
+            the peer: solution.process(rgb) on a decoded RGB array (static_image_mode, so its detector runs \
+            every call, as ours does). Pairs: rectangles revision 2 (both detectors, merged) vs FaceDetection \
+            model_selection=1; rectangles revision 3 (both detectors + one face-mesh run per face for the \
+            head pose) vs FaceMesh (short-range detector + face mesh per face); landmarks (revision 3 \
+            rectangles + iris model on both eyes) vs FaceMesh refine_landmarks=True (detector + attention \
+            mesh); capture quality (landmarks + the quality measures) vs the same FaceMesh refine_landmarks=True.
+            """)
+
+    static let images: [(name: String, width: Int, height: Int)] = [
+        ("astronaut.png", 512, 512), ("camera.png", 512, 512), ("astronaut.png", 1920, 1080),
+    ]
+
+    @Option(help: "Timed runs per measurement.") var iterations = 20
+    @Option(help: "Untimed warm-up runs.") var warmup = 3
+
+    func validate() throws {
+        guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
+    }
+
+    func run() throws {
+        let peer = try Peer(venvName: "peer-venv-mediapipe")
+        try peer.prepare(requirements: "requirements-segmentation.txt")
+        let dir = peer.root.appendingPathComponent(".build/bench-faces")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        log("writing the test images to \(dir.path)")
+        var files: [URL] = []
+        for image in Self.images {
+            let source = try ImageDecoder.decode(contentsOf: ModelStore.default.url(for: image.name)).pixels
+            let pixels = source.width == image.width && source.height == image.height
+                ? source : try source.resized(width: image.width, height: image.height, method: .bilinear)
+            let stem = URL(fileURLWithPath: image.name).deletingPathExtension().lastPathComponent
+            let file = dir.appendingPathComponent("\(stem)-\(image.width)x\(image.height).jpg")
+            try ImageEncoder.encode(pixels, as: .jpeg(quality: 90)).write(to: file, options: .atomic)
+            files.append(file)
+        }
+
+        log("peer: MediaPipe face detection and face mesh, \(warmup) + \(iterations) runs per measurement")
+        let out = try peer.script(
+            "faces_bench.py", ["--images"] + files.map(\.path) + ["--iterations", "\(iterations)", "--warmup", "\(warmup)"])
+        var peerMs: [String: (ms: Double, faces: Int)] = [:]
+        for line in out.split(separator: "\n") {
+            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
+                let faces = obj["faces"] as? Int
+            else { continue }
+            peerMs["\(op) \(image)"] = (ms, faces)
+        }
+
+        var rows: [[String]] = [], ratios: [Double] = []
+        let cases: [(String, String, String, (VNImageRequestHandler) throws -> Int)] = [
+            ("rectangles rev 2", "facedet1", "FaceDetection model_selection=1", { try Self.rectangles($0, revision: 2) }),
+            ("rectangles rev 3 (with pose)", "facemesh", "FaceMesh refine_landmarks=False", { try Self.rectangles($0, revision: 3) }),
+            ("landmarks rev 3", "facemesh_refine", "FaceMesh refine_landmarks=True", { try Self.landmarks($0) }),
+            ("capture quality rev 2", "facemesh_refine", "FaceMesh refine_landmarks=True (ours does more)", { try Self.quality($0) }),
+        ]
+        for file in files {
+            let buffer = try SegmentationBench.decodedBuffer(file)
+            let label = "\(file.deletingPathExtension().lastPathComponent)"
+            for (name, op, peerName, body) in cases {
+                log("ours: \(name) on \(label)")
+                var found = 0
+                let ms = median(try measure(warmup: warmup, iterations: iterations) {
+                    found = try body(VNImageRequestHandler(cvPixelBuffer: buffer))
+                })
+                guard let theirs = peerMs["\(op) \(file.lastPathComponent)"] else {
+                    throw BenchError("the peer did not report \(op) on \(file.lastPathComponent)")
+                }
+                rows.append([
+                    "\(name), \(label)", String(format: "%.2f", ms), "\(found)", peerName, String(format: "%.2f", theirs.ms),
+                    "\(theirs.faces)",
+                ])
+                ratios.append(ms / theirs.ms)
+            }
+        }
+        printRatioTable(
+            header: ["request, image", "ours ms", "ours faces", "peer (MediaPipe 0.10.21)", "peer ms", "peer faces"],
+            rows: rows, ratios: ratios)
+    }
+
+    static func rectangles(_ handler: VNImageRequestHandler, revision: Int) throws -> Int {
+        let request = VNDetectFaceRectanglesRequest()
+        request.revision = revision
+        try handler.perform([request])
+        return request.results?.count ?? 0
+    }
+
+    static func landmarks(_ handler: VNImageRequestHandler) throws -> Int {
+        let request = VNDetectFaceLandmarksRequest()
+        try handler.perform([request])
+        return request.results?.filter { $0.landmarks != nil }.count ?? 0
+    }
+
+    static func quality(_ handler: VNImageRequestHandler) throws -> Int {
+        let request = VNDetectFaceCaptureQualityRequest()
+        try handler.perform([request])
+        return request.results?.filter { $0.faceCaptureQuality != nil }.count ?? 0
+    }
+}

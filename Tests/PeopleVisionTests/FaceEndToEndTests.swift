@@ -1,0 +1,215 @@
+import Foundation
+import PVImaging
+import PVTestSupport
+import PeopleVision
+import Testing
+
+/// The face requests through the public API only.
+@Suite("Face requests end to end", .serialized)
+struct FaceEndToEndTests {
+    static func handler(_ name: String) throws -> VNImageRequestHandler {
+        VNImageRequestHandler(url: try TestFiles.installed(name))
+    }
+
+    /// `Tests/Fixtures/faces/<stem>.json` (scripts/make-face-goldens): MediaPipe's iris centres, normalized
+    /// with a top-left origin.
+    static func referencePupils(_ stem: String) throws -> (left: CGPoint, right: CGPoint) {
+        struct Golden: Decodable { let irises: [[[Double]]] }
+        let url = TestFiles.fixtures.appendingPathComponent("faces/\(stem).json")
+        let g = try JSONDecoder().decode(Golden.self, from: Data(contentsOf: url))
+        let iris = try #require(g.irises.first)
+        return (CGPoint(x: iris[5][0], y: iris[5][1]), CGPoint(x: iris[0][0], y: iris[0][1]))
+    }
+
+    @Test func rectanglesRevision3HasContinuousPose() throws {
+        let request = VNDetectFaceRectanglesRequest()
+        #expect(request.revision == 3)
+        try Self.handler("astronaut.png").perform([request])
+        let faces = try #require(request.results)
+        try #require(faces.count == 1)
+        let face = faces[0]
+        #expect(face.requestRevision == 3)
+        #expect(face.confidence > 0.5 && face.confidence <= 1)
+        #expect(face.landmarks == nil)
+        // Her face is in the upper middle of the image (pixels ~180…270 × 70…175 of 512, top-left origin).
+        let b = face.boundingBox
+        #expect(b.minX > 0.3 && b.maxX < 0.6 && b.minY > 0.6 && b.maxY < 0.9, "\(b)")
+        let roll = try #require(face.roll).doubleValue, yaw = try #require(face.yaw).doubleValue
+        let pitch = try #require(face.pitch).doubleValue
+        #expect(abs(roll) < 0.2 && abs(yaw) < 0.2 && abs(pitch) < 0.3, "roll \(roll) yaw \(yaw) pitch \(pitch)")
+    }
+
+    @Test func olderRectangleRevisions() throws {
+        let r2 = VNDetectFaceRectanglesRequest()
+        r2.revision = VNDetectFaceRectanglesRequestRevision2
+        let r1 = VNDetectFaceRectanglesRequest()
+        r1.revision = 1
+        try Self.handler("camera.png").perform([r1, r2])
+        let f2 = try #require(r2.results?.first), f1 = try #require(r1.results?.first)
+        #expect(f1.roll == nil && f1.yaw == nil && f1.pitch == nil)
+        #expect(f2.pitch == nil)
+        for v in [try #require(f2.roll).doubleValue, try #require(f2.yaw).doubleValue] {
+            let steps = v / (Double.pi / 4)
+            #expect(abs(steps - steps.rounded()) < 1e-9, "revision 2 angle \(v) is a multiple of π/4")
+        }
+        let bad = VNDetectFaceRectanglesRequest()
+        bad.revision = 4
+        #expect { try Self.handler("camera.png").perform([bad]) } throws: { error in
+            let e = error as NSError
+            return e.domain == VNErrorDomain && e.code == VNErrorCode.unsupportedRevision.rawValue
+        }
+    }
+
+    /// Through the API too, an in-plane rotation of the image changes roll by the same angle (counter-clockwise
+    /// positive).
+    @Test(arguments: [-20.0, 10])
+    func rollThroughTheAPI(angle: Double) throws {
+        let image = try ImageDecoder.decode(contentsOf: TestFiles.installed("astronaut.png")).pixels.converted(to: .rgba32)
+        func roll(_ pixels: PixelBuffer) throws -> Double {
+            let request = VNDetectFaceRectanglesRequest()
+            try VNImageRequestHandler(cgImage: CGImage(buffer: pixels)).perform([request])
+            return try #require(request.results?.first?.roll).doubleValue
+        }
+        // Rotate about the face (pixel 225, 123), counter-clockwise on screen for a positive angle.
+        let t = angle * .pi / 180
+        let c = SIMD2(225.0, 123.0), W = 512.0
+        let off = SIMD2(W / 2, W / 2) - c
+        let rect = RotatedRect(
+            centerX: c.x + cos(t) * off.x - sin(t) * off.y, centerY: c.y + sin(t) * off.x + cos(t) * off.y, width: W,
+            height: W, angle: t)
+        let sampler = TensorSampler(width: 512, height: 512, range: 0...255, fit: .stretch, border: .replicate)
+        var values = [Float](repeating: 0, count: 512 * 512 * 3)
+        try values.withUnsafeMutableBufferPointer { _ = try sampler.sample(image, rect: rect, into: $0) }
+        var rotated = try PixelBuffer(width: 512, height: 512, format: .rgb24)
+        let stride = rotated.bytesPerRow()
+        rotated.withUnsafeMutableBytes { d in
+            for y in 0..<512 {
+                for x in 0..<512 * 3 { d[y * stride + x] = UInt8(max(0, min(255, values[y * 512 * 3 + x].rounded()))) }
+            }
+        }
+        let change = (try roll(rotated) - roll(image)) * 180 / .pi
+        #expect(abs(change - angle) < 3, "rotation \(angle)° → roll change \(change)°")
+    }
+
+    nonisolated(unsafe) static let counts76: [(String, KeyPath<VNFaceLandmarks2D, VNFaceLandmarkRegion2D?>, Int, VNPointsClassification)] = [
+        ("allPoints", \.allPoints, 76, .disconnected), ("faceContour", \.faceContour, 17, .openPath),
+        ("leftEye", \.leftEye, 8, .closedPath), ("rightEye", \.rightEye, 8, .closedPath),
+        ("leftEyebrow", \.leftEyebrow, 6, .openPath), ("rightEyebrow", \.rightEyebrow, 6, .openPath),
+        ("nose", \.nose, 7, .closedPath), ("noseCrest", \.noseCrest, 3, .openPath), ("medianLine", \.medianLine, 5, .openPath),
+        ("outerLips", \.outerLips, 14, .closedPath), ("innerLips", \.innerLips, 6, .closedPath),
+        ("leftPupil", \.leftPupil, 1, .closedPath), ("rightPupil", \.rightPupil, 1, .closedPath),
+    ]
+    static let counts65: [String: Int] = [
+        "allPoints": 65, "faceContour": 11, "leftEye": 8, "rightEye": 8, "leftEyebrow": 4, "rightEyebrow": 4, "nose": 7,
+        "noseCrest": 3, "medianLine": 3, "outerLips": 10, "innerLips": 6, "leftPupil": 1, "rightPupil": 1,
+    ]
+
+    @Test func landmarkRegionsHaveTheDocumentedCounts() throws {
+        let r76 = VNDetectFaceLandmarksRequest()
+        let r65 = VNDetectFaceLandmarksRequest()
+        r65.constellation = .constellation65Points
+        try Self.handler("astronaut.png").perform([r76, r65])
+        let l76 = try #require(r76.results?.first?.landmarks)
+        let l65 = try #require(r65.results?.first?.landmarks)
+        for (name, path, count, classification) in Self.counts76 {
+            let region = try #require(l76[keyPath: path], "\(name)")
+            #expect(region.pointCount == count, "76: \(name) has \(region.pointCount) points")
+            #expect(region.normalizedPoints.count == count)
+            #expect(region.pointsClassification == classification, "\(name) classification")
+            #expect(region.precisionEstimatesPerPoint?.count == count, "\(name) precision estimates")
+            let r65 = try #require(l65[keyPath: path])
+            #expect(r65.pointCount == Self.counts65[name], "65: \(name) has \(r65.pointCount) points")
+            #expect(r65.precisionEstimatesPerPoint == nil)
+            // Every region's points are points of allPoints.
+            let all = try #require(l76.allPoints).normalizedPoints
+            #expect(region.normalizedPoints.allSatisfy { p in all.contains { $0 == p } }, "\(name) ⊂ allPoints")
+        }
+        #expect(try #require(l76.faceMesh).pointCount == 478)
+        #expect(l76.confidence > 0.5)
+    }
+
+    @Test func landmarksAreNormalizedToTheFaceBoxAndMapBack() throws {
+        let request = VNDetectFaceLandmarksRequest()
+        try Self.handler("astronaut.png").perform([request])
+        let face = try #require(request.results?.first)
+        let landmarks = try #require(face.landmarks)
+        let all = try #require(landmarks.allPoints)
+        for p in all.normalizedPoints {
+            #expect((0...1).contains(p.x) && (0...1).contains(p.y), "\(p) lies inside the face box")
+        }
+        // Mapped to the image, the pupils land on MediaPipe's iris centres (within 2 % of the eye distance).
+        let size = CGSize(width: 512, height: 512)
+        let left = try #require(landmarks.leftPupil).pointsInImage(imageSize: size)[0]
+        let right = try #require(landmarks.rightPupil).pointsInImage(imageSize: size)[0]
+        let ref = try Self.referencePupils("astronaut")
+        func pixels(_ p: CGPoint) -> CGPoint { CGPoint(x: p.x * 512, y: (1 - p.y) * 512) }  // to lower-left pixels
+        let refLeft = pixels(ref.left), refRight = pixels(ref.right)
+        let iod = hypot(refLeft.x - refRight.x, refLeft.y - refRight.y)
+        #expect(hypot(left.x - refLeft.x, left.y - refLeft.y) < 0.02 * iod, "left pupil \(left) vs \(refLeft)")
+        #expect(hypot(right.x - refRight.x, right.y - refRight.y) < 0.02 * iod, "right pupil \(right) vs \(refRight)")
+        // The subject's left eye is on the image's right.
+        #expect(left.x > right.x)
+        // pointsInImage is the face box's affine map of normalizedPoints.
+        let b = face.boundingBox
+        for (n, p) in zip(all.normalizedPoints, all.pointsInImage(imageSize: size)) {
+            #expect(abs(p.x - (b.minX + n.x * b.width) * 512) < 1e-6 && abs(p.y - (b.minY + n.y * b.height) * 512) < 1e-6)
+        }
+    }
+
+    /// With input observations the request runs no detector: each input comes back, box unchanged, with landmarks
+    /// where a face is and without where none is.
+    @Test func inputFaceObservationsAreHonoured() throws {
+        let face = VNFaceObservation(
+            requestRevision: 3, boundingBox: CGRect(x: 0.34, y: 0.66, width: 0.19, height: 0.21), roll: nil, yaw: nil,
+            pitch: nil)
+        let empty = VNFaceObservation(
+            requestRevision: 3, boundingBox: CGRect(x: 0.02, y: 0.02, width: 0.1, height: 0.1), roll: nil, yaw: nil, pitch: nil)
+        let request = VNDetectFaceLandmarksRequest()
+        request.inputFaceObservations = [face, empty]
+        try Self.handler("astronaut.png").perform([request])
+        let results = try #require(request.results)
+        try #require(results.count == 2)
+        #expect(results[0].boundingBox == face.boundingBox && results[1].boundingBox == empty.boundingBox)
+        let pupil = try #require(results[0].landmarks?.leftPupil).pointsInImage(imageSize: CGSize(width: 512, height: 512))[0]
+        let ref = try Self.referencePupils("astronaut").left
+        #expect(hypot(pupil.x - ref.x * 512, pupil.y - (1 - ref.y) * 512) < 2, "pupil from the given box")
+        #expect(results[1].landmarks == nil)
+
+        let quality = VNDetectFaceCaptureQualityRequest()
+        quality.inputFaceObservations = [face]
+        try Self.handler("astronaut.png").perform([quality])
+        let q = try #require(quality.results?.first?.faceCaptureQuality)
+        #expect(q > 0 && q <= 1)
+    }
+
+    @Test func captureQualityPrefersTheSharperCapture() throws {
+        let image = try ImageDecoder.decode(contentsOf: TestFiles.installed("astronaut.png")).pixels.converted(to: .rgba32)
+        func quality(_ pixels: PixelBuffer) throws -> Float {
+            let request = VNDetectFaceCaptureQualityRequest()
+            #expect(request.revision == 2)
+            try VNImageRequestHandler(cgImage: CGImage(buffer: pixels)).perform([request])
+            return try #require(request.results?.first?.faceCaptureQuality)
+        }
+        let sharp = try quality(image), blurred = try quality(image.gaussianBlurred(sigma: 3))
+        #expect((0...1).contains(sharp) && blurred < sharp, "sharp \(sharp), blurred \(blurred)")
+    }
+
+    @Test func badOptionsFail() throws {
+        let r = VNDetectFaceLandmarksRequest()
+        r.revision = VNDetectFaceLandmarksRequestRevision2
+        r.constellation = .constellation76Points
+        #expect(!VNDetectFaceLandmarksRequest.revision(2, supportsConstellation: .constellation76Points))
+        #expect(VNDetectFaceLandmarksRequest.revision(3, supportsConstellation: .constellation76Points))
+        #expect { try Self.handler("astronaut.png").perform([r]) } throws: { error in
+            (error as NSError).code == VNErrorCode.invalidOption.rawValue
+        }
+        #expect(r.results == nil)
+        let bad = VNDetectFaceLandmarksRequest()
+        bad.inputFaceObservations = [
+            VNFaceObservation(requestRevision: 3, boundingBox: CGRect(x: 0.2, y: 0.2, width: 0, height: 0.1), roll: nil, yaw: nil, pitch: nil)
+        ]
+        #expect { try Self.handler("astronaut.png").perform([bad]) } throws: { error in
+            (error as NSError).code == VNErrorCode.invalidArgument.rawValue
+        }
+    }
+}
