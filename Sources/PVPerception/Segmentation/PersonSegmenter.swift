@@ -35,11 +35,13 @@ public final class PersonSegmenter: Sendable {
     private let general: InterpreterPool?
     private let detector: PoseDetector
     private let landmarker: PoseLandmarker?
+    private let threads: Int?
 
     /// Creates a segmenter; models are loaded once per process and shared.
     /// - Throws: `InferenceError` `.modelNotFound` when the models are not installed.
     public init(quality: SegmentationQuality, threads: Int? = nil) throws {
         self.quality = quality
+        self.threads = threads
         landscape = try InterpreterPool(modelNamed: "selfie_segmentation_landscape.tflite", threads: threads)
         general = quality == .balanced ? try InterpreterPool(modelNamed: "selfie_segmentation.tflite", threads: threads) : nil
         if quality == .accurate {
@@ -69,10 +71,10 @@ public final class PersonSegmenter: Sendable {
             let people = try landmarker!.detect(in: image)
             let W = image.width, H = image.height
             guard !people.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
-            // Fuse at a working resolution of at most 512 px a side; the guided filter brings the result to the
-            // image's size along its edges.
-            let scale = min(1, 512 / Double(max(W, H)))
-            let w = max(1, Int((Double(W) * scale).rounded())), h = max(1, Int((Double(H) * scale).rounded()))
+            // Fuse on a grid of at most 512 px a side, the image shrunk by a whole factor; the guided filter
+            // brings the result to the image's size along its edges.
+            let factor = (max(W, H) + 511) / 512
+            let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
             var fused = try selfieMask(image, pool: landscape, width: 256, height: 144).resized(width: w, height: h, method: .bilinear)
             var pose = try PixelBuffer(width: w, height: h, format: .oneComponent32Float)
             for person in people {
@@ -98,7 +100,9 @@ public final class PersonSegmenter: Sendable {
                     }
                 }
             }
-            return try Self.refine(fused, guide: image)
+            // The refinement at the image's size runs on every core: stop the inference workers spinning first.
+            if W * H >= 1 << 20 { Interpreter.parkWorkers(threads: threads) }
+            return try Self.refine(fused, guide: image, factor: factor)
         }
     }
 
@@ -179,9 +183,16 @@ public final class PersonSegmenter: Sendable {
     /// Brings a (possibly lower-resolution) mask to the image's size and refines it along the image's edges: a
     /// colour guided filter, applied only in the uncertain band at the person's boundary (confident pixels keep
     /// their bilinearly upsampled value, so the filter cannot bleed into them).
-    static func refine(_ mask: PixelBuffer, guide image: PixelBuffer) throws -> PixelBuffer {
+    static func refine(_ mask: PixelBuffer, guide image: PixelBuffer, factor: Int) throws -> PixelBuffer {
         let side = min(image.width, image.height)
         let radius = max(2, side / 80)
+        // The fused kernel when the guide is 8-bit colour on the mask's grid (the usual case).
+        if let refined = try GuidedFilter.refineMask(
+            mask, guide: image, factor: factor, radius: max(1, Int((Double(radius) / Double(factor)).rounded())),
+            epsilon: 1e-2, band: 0.5)
+        {
+            return refined
+        }
         let filter = GuidedFilter(radius: radius, epsilon: 1e-2, guide: .color, subsampling: max(1, min(4, radius / 2)))
         var refined = try filter.filter(mask, guide: image)
         let up = mask.width == image.width && mask.height == image.height
