@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import PVImaging
 import PVInference
@@ -35,25 +36,50 @@ public final class PersonSegmenter: Sendable {
     private let general: InterpreterPool?
     private let detector: PoseDetector
     private let landmarker: PoseLandmarker?
-    private let threads: Int?
+    private let threads: Int
+    /// Whether the two branches (selfie model; pose detector or landmarker) run side by side.
+    private let concurrent: Bool
 
     /// Creates a segmenter; models are loaded once per process and shared.
+    ///
+    /// By default (`threads` nil) every model runs on one thread and the selfie model runs beside the pose
+    /// branch, one core each: XNNPACK's multi-threaded runs spin-wait between operators and slow down several
+    /// times when other work holds the cores, single-threaded runs do not. An explicit thread count runs the
+    /// models multi-threaded, one after the other.
     /// - Throws: `InferenceError` `.modelNotFound` when the models are not installed.
     public init(quality: SegmentationQuality, threads: Int? = nil) throws {
         self.quality = quality
-        self.threads = threads
-        landscape = try InterpreterPool(modelNamed: "selfie_segmentation_landscape.tflite", threads: threads)
-        general = quality == .balanced ? try InterpreterPool(modelNamed: "selfie_segmentation.tflite", threads: threads) : nil
+        self.threads = threads ?? 1
+        concurrent = threads == nil && ProcessInfo.processInfo.activeProcessorCount > 1
+        let n = self.threads
+        landscape = try InterpreterPool(modelNamed: "selfie_segmentation_landscape.tflite", threads: n)
+        general = quality == .balanced ? try InterpreterPool(modelNamed: "selfie_segmentation.tflite", threads: n) : nil
         if quality == .accurate {
             var options = PoseLandmarker.Options()
             options.segmentation = .roi
-            let landmarker = try PoseLandmarker(options: options, threads: threads)
+            let landmarker = try PoseLandmarker(options: options, threads: n)
             self.landmarker = landmarker
             detector = landmarker.detector
         } else {
             landmarker = nil
-            detector = try PoseDetector(threads: threads)
+            detector = try PoseDetector(threads: n)
         }
+    }
+
+    /// Runs `a` and `b`, side by side when the segmenter is concurrent, and returns both results (or the first error).
+    private func both<A, B>(_ a: () throws -> A, _ b: () throws -> B) throws -> (A, B) {
+        guard concurrent else { return (try a(), try b()) }
+        let first = ResultSlot<A>(), second = ResultSlot<B>()
+        withoutActuallyEscaping(a) { a in
+            withoutActuallyEscaping(b) { b in
+                // Each iteration runs one closure and writes only its own slot; both finish before this returns.
+                let work = UncheckedPair(a: a, b: b, first: first, second: second)
+                DispatchQueue.concurrentPerform(iterations: 2) { i in
+                    if i == 0 { work.first.value = Result { try work.a() } } else { work.second.value = Result { try work.b() } }
+                }
+            }
+        }
+        return (try first.value!.get(), try second.value!.get())
     }
 
     /// Segments the people in `image` (any pixel format, upright).
@@ -61,21 +87,26 @@ public final class PersonSegmenter: Sendable {
     public func segment(_ image: PixelBuffer) throws -> PixelBuffer {
         switch quality {
         case .fast, .balanced:
-            let regions = try detector.detect(in: image).map { PersonRegion(roi: PoseLandmarker.roi(for: $0)) }
-            var mask = quality == .fast
-                ? try selfieMask(image, pool: landscape, width: 256, height: 144)
-                : try selfieMask(image, pool: general!, width: 256, height: 256)
+            var (regions, mask) = try both(
+                { try self.detector.detect(in: image).map { PersonRegion(roi: PoseLandmarker.roi(for: $0)) } },
+                {
+                    self.quality == .fast
+                        ? try self.selfieMask(image, pool: self.landscape, width: 256, height: 144)
+                        : try self.selfieMask(image, pool: self.general!, width: 256, height: 256)
+                })
             Self.gate(&mask, imageWidth: image.width, imageHeight: image.height, regions: regions)
             return mask
         case .accurate:
-            let people = try landmarker!.detect(in: image)
+            let (people, selfie) = try both(
+                { try self.landmarker!.detect(in: image) },
+                { try self.selfieMask(image, pool: self.landscape, width: 256, height: 144) })
             let W = image.width, H = image.height
             guard !people.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
             // Fuse on a grid of at most 512 px a side, the image shrunk by a whole factor; the guided filter
             // brings the result to the image's size along its edges.
             let factor = (max(W, H) + 511) / 512
             let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
-            var fused = try selfieMask(image, pool: landscape, width: 256, height: 144).resized(width: w, height: h, method: .bilinear)
+            var fused = try selfie.resized(width: w, height: h, method: .bilinear)
             var pose = try PixelBuffer(width: w, height: h, format: .oneComponent32Float)
             for person in people {
                 guard let m = person.segmentation else { continue }
@@ -100,8 +131,9 @@ public final class PersonSegmenter: Sendable {
                     }
                 }
             }
-            // The refinement at the image's size runs on every core: stop the inference workers spinning first.
-            if W * H >= 1 << 20 { Interpreter.parkWorkers(threads: threads) }
+            // The refinement at the image's size runs on every core: stop multi-threaded inference workers
+            // spinning first.
+            if threads > 1, W * H >= 1 << 20 { Interpreter.parkWorkers(threads: threads) }
             return try Self.refine(fused, guide: image, factor: factor)
         }
     }
@@ -215,4 +247,17 @@ public final class PersonSegmenter: Sendable {
         }
         return refined
     }
+}
+
+/// One result written by one concurrent branch of ``PersonSegmenter``.
+private final class ResultSlot<T>: @unchecked Sendable {
+    var value: Result<T, Error>?
+}
+
+/// The closures and slots of ``PersonSegmenter``'s two branches; each branch touches only its own pair.
+private struct UncheckedPair<A, B>: @unchecked Sendable {
+    let a: () throws -> A
+    let b: () throws -> B
+    let first: ResultSlot<A>
+    let second: ResultSlot<B>
 }
