@@ -409,29 +409,34 @@ struct FloatPlane {
     }
 }
 
-extension GuidedFilter {
-    /// Refines a low-resolution soft mask to the guide's full size in one pass per output row (the last
-    /// step of the fast colour guided filter, fused with an uncertainty blend).
-    ///
-    /// `mask` is one-component float on the grid of the guide shrunk by the integer `factor` (each side
-    /// divided by `factor`, rounded up). The guide is box-averaged to that grid, the colour guided
-    /// filter's coefficients are computed there with `radius` (in grid pixels) and `epsilon`, and every
-    /// full-size pixel gets `q = a·I + b` from the bilinearly upsampled coefficients, blended into the
-    /// upsampled mask `m` with weight `max(0, 1 − |m − ½|/band)`: confident pixels keep `m`, so the filter
-    /// cannot bleed into them. Rows are split across the imaging threads.
-    /// - Returns: a `.oneComponent32Float` buffer of the guide's size with values in 0…1, or nil when the
-    ///   guide is not 8-bit RGB-like, the grid does not match, or the grid is narrower than 2 pixels
-    ///   (use ``filter(_:guide:)`` then).
-    package static func refineMask(
-        _ mask: PixelBuffer, guide image: PixelBuffer, factor: Int, radius: Int, epsilon: Float, band: Float
-    ) throws -> PixelBuffer? {
-        let W = image.width, H = image.height
-        guard factor >= 1, factor <= 257, radius >= 0, epsilon > 0, band > 0, let layout = RGBLayout(image.format),
-            mask.format == .oneComponent32Float
-        else { return nil }
-        let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
-        guard mask.width == w, mask.height == h, w >= 2 else { return nil }
+/// What the fast colour guided filter needs from the guide alone, on the grid of the guide shrunk by a whole
+/// factor: the box-averaged channels, their window means and the inverse regularised covariance per pixel.
+/// Computing it does not need the mask, so it can run while the mask is still being made.
+package struct GuideStatistics: Sendable {
+    let width: Int
+    let height: Int
+    let factor: Int
+    let radius: Int
+    let guideWidth: Int
+    let guideHeight: Int
+    let layout: RGBLayout
+    /// I_r, I_g, I_b in 0…1.
+    let channels: [FloatPlane]
+    /// Window means of the channels.
+    let means: [FloatPlane]
+    /// Entries 00, 01, 02, 11, 12, 22 of (Σ + εU)⁻¹.
+    let inverse: [FloatPlane]
+}
 
+extension GuidedFilter {
+    /// The guide's statistics for ``refineMask(_:statistics:guide:band:)`` (grid: each side divided by `factor`,
+    /// rounded up; `radius` in grid pixels), or nil when the guide is not 8-bit RGB-like or the grid would be
+    /// narrower than 2 pixels.
+    package static func guideStatistics(_ image: PixelBuffer, factor: Int, radius: Int, epsilon: Float) -> GuideStatistics? {
+        let W = image.width, H = image.height
+        guard factor >= 1, factor <= 257, radius >= 0, epsilon > 0, let layout = RGBLayout(image.format) else { return nil }
+        let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
+        guard w >= 2 else { return nil }
         var lr = [Float](repeating: 0, count: w * h), lg = lr, lb = lr
         var acc = [UInt16](repeating: 0, count: W * layout.bytesPerPixel)
         image.withUnsafeBytes { src in
@@ -446,13 +451,105 @@ extension GuidedFilter {
                 }
             }
         }
-        let low = [lr, lg, lb].map { FloatPlane(width: w, height: h, data: $0) }
+        let I = [lr, lg, lb].map { FloatPlane(width: w, height: h, data: $0) }
+        let m = I.map { $0.boxFiltered(radius: radius) }
+        let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+        let mII = pairs.map { I[$0.0].combined(I[$0.1], *).boxFiltered(radius: radius) }
+        var inv = [[Float]](repeating: [Float](repeating: 0, count: w * h), count: 6)
+        let eps = epsilon, n = w * h
+        withPointers(m + mII) { q in
+            let m0 = q[0], m1 = q[1], m2 = q[2], ii0 = q[3], ii1 = q[4], ii2 = q[5], ii3 = q[6], ii4 = q[7], ii5 = q[8]
+            for i in 0..<n {
+                let mr = m0[i], mg = m1[i], mb = m2[i]
+                let srr: Float = ii0[i] - mr * mr + eps
+                let srg: Float = ii1[i] - mr * mg
+                let srb: Float = ii2[i] - mr * mb
+                let sgg: Float = ii3[i] - mg * mg + eps
+                let sgb: Float = ii4[i] - mg * mb
+                let sbb: Float = ii5[i] - mb * mb + eps
+                // Inverse of the symmetric 3×3 via cofactors.
+                let i00: Float = sgg * sbb - sgb * sgb
+                let i01: Float = srb * sgb - srg * sbb
+                let i02: Float = srg * sgb - srb * sgg
+                let i11: Float = srr * sbb - srb * srb
+                let i12: Float = srg * srb - srr * sgb
+                let i22: Float = srr * sgg - srg * srg
+                var det: Float = srr * i00
+                det += srg * i01
+                det += srb * i02
+                let d: Float = 1 / det
+                inv[0][i] = i00 * d
+                inv[1][i] = i01 * d
+                inv[2][i] = i02 * d
+                inv[3][i] = i11 * d
+                inv[4][i] = i12 * d
+                inv[5][i] = i22 * d
+            }
+        }
+        return GuideStatistics(
+            width: w, height: h, factor: factor, radius: radius, guideWidth: W, guideHeight: H, layout: layout,
+            channels: I, means: m, inverse: inv.map { FloatPlane(width: w, height: h, data: $0) })
+    }
+
+    /// ``refineMask(_:statistics:guide:band:)`` with the statistics computed first.
+    package static func refineMask(
+        _ mask: PixelBuffer, guide image: PixelBuffer, factor: Int, radius: Int, epsilon: Float, band: Float
+    ) throws -> PixelBuffer? {
+        guard let statistics = guideStatistics(image, factor: factor, radius: radius, epsilon: epsilon) else { return nil }
+        return try refineMask(mask, statistics: statistics, guide: image, band: band)
+    }
+
+    /// Refines a low-resolution soft mask to the guide's full size in one pass per output row (the last
+    /// step of the fast colour guided filter, fused with an uncertainty blend).
+    ///
+    /// `mask` is one-component float on the statistics' grid. The colour guided filter's coefficients are
+    /// computed there, and every full-size pixel gets `q = a·I + b` from the bilinearly upsampled coefficients,
+    /// blended into the upsampled mask `m` with weight `max(0, 1 − |m − ½|/band)`: confident pixels keep `m`,
+    /// so the filter cannot bleed into them. Rows are split across the imaging threads.
+    /// - Returns: a `.oneComponent32Float` buffer of the guide's size with values in 0…1, or nil when the
+    ///   mask or the guide does not match the statistics (use ``filter(_:guide:)`` then).
+    package static func refineMask(
+        _ mask: PixelBuffer, statistics st: GuideStatistics, guide image: PixelBuffer, band: Float
+    ) throws -> PixelBuffer? {
+        let W = image.width, H = image.height, w = st.width, h = st.height, layout = st.layout
+        guard band > 0, mask.format == .oneComponent32Float, mask.width == w, mask.height == h, W == st.guideWidth,
+            H == st.guideHeight, RGBLayout(image.format) == layout
+        else { return nil }
+        let r = st.radius, n = w * h
         let p = FloatPlane(mask)
-        var (a, b) = colorCoefficients(low, p, radius: radius, eps: epsilon)
-        a = a.map { $0.boxFiltered(radius: radius) }
-        b = b.boxFiltered(radius: radius)
-        var coef = [Float](repeating: 0, count: w * h * 5)
-        for i in 0..<(w * h) {
+        let mP = p.boxFiltered(radius: r)
+        let mIP = st.channels.map { $0.combined(p, *).boxFiltered(radius: r) }
+        var ar = [Float](repeating: 0, count: n), ag = ar, ab = ar, bb = ar
+        withPointers(st.means + [mP] + mIP + st.inverse) { q in
+            let m0 = q[0], m1 = q[1], m2 = q[2], mp3 = q[3], ip0 = q[4], ip1 = q[5], ip2 = q[6]
+            let v00 = q[7], v01 = q[8], v02 = q[9], v11 = q[10], v12 = q[11], v22 = q[12]
+            for i in 0..<n {
+                let mr = m0[i], mg = m1[i], mb = m2[i], mp = mp3[i]
+                let cr: Float = ip0[i] - mr * mp
+                let cg: Float = ip1[i] - mg * mp
+                let cb: Float = ip2[i] - mb * mp
+                var vr: Float = v00[i] * cr
+                vr += v01[i] * cg
+                vr += v02[i] * cb
+                var vg: Float = v01[i] * cr
+                vg += v11[i] * cg
+                vg += v12[i] * cb
+                var vb: Float = v02[i] * cr
+                vb += v12[i] * cg
+                vb += v22[i] * cb
+                ar[i] = vr
+                ag[i] = vg
+                ab[i] = vb
+                var bi: Float = mp - vr * mr
+                bi -= vg * mg
+                bi -= vb * mb
+                bb[i] = bi
+            }
+        }
+        let a = [ar, ag, ab].map { FloatPlane(width: w, height: h, data: $0).boxFiltered(radius: r) }
+        let b = FloatPlane(width: w, height: h, data: bb).boxFiltered(radius: r)
+        var coef = [Float](repeating: 0, count: n * 5)
+        for i in 0..<n {
             coef[5 * i] = a[0].data[i]
             coef[5 * i + 1] = a[1].data[i]
             coef[5 * i + 2] = a[2].data[i]

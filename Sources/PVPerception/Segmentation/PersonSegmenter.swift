@@ -97,15 +97,21 @@ public final class PersonSegmenter: Sendable {
             Self.gate(&mask, imageWidth: image.width, imageHeight: image.height, regions: regions)
             return mask
         case .accurate:
-            let (people, selfie) = try both(
-                { try self.landmarker!.detect(in: image) },
-                { try self.selfieMask(image, pool: self.landscape, width: 256, height: 144) })
             let W = image.width, H = image.height
-            guard !people.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
-            // Fuse on a grid of at most 512 px a side, the image shrunk by a whole factor; the guided filter
-            // brings the result to the image's size along its edges.
-            let factor = (max(W, H) + 511) / 512
+            // Fuse on a grid of at most 512 px a side, the image shrunk by a whole factor (at least half the
+            // filter radius, up to 4: the fast guided filter's usual subsampling); the guided filter brings the
+            // result to the image's size along its edges. What the filter needs from the image alone is computed
+            // beside the pose branch (the longer one), with the selfie model.
+            let factor = max((max(W, H) + 511) / 512, min(4, max(2, min(W, H) / 80) / 2))
             let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
+            let (people, (selfie, statistics)) = try both(
+                { try self.landmarker!.detect(in: image) },
+                {
+                    (try self.selfieMask(image, pool: self.landscape, width: 256, height: 144),
+                     GuidedFilter.guideStatistics(
+                        image, factor: factor, radius: Self.refineRadius(W, H, factor: factor), epsilon: Self.refineEpsilon))
+                })
+            guard !people.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
             var fused = try selfie.resized(width: w, height: h, method: .bilinear)
             var pose = try PixelBuffer(width: w, height: h, format: .oneComponent32Float)
             for person in people {
@@ -134,7 +140,12 @@ public final class PersonSegmenter: Sendable {
             // The refinement at the image's size runs on every core: stop multi-threaded inference workers
             // spinning first.
             if threads > 1, W * H >= 1 << 20 { Interpreter.parkWorkers(threads: threads) }
-            return try Self.refine(fused, guide: image, factor: factor)
+            if let statistics,
+                let refined = try GuidedFilter.refineMask(fused, statistics: statistics, guide: image, band: Self.refineBand)
+            {
+                return refined
+            }
+            return try Self.refine(fused, guide: image)
         }
     }
 
@@ -212,24 +223,29 @@ public final class PersonSegmenter: Sendable {
         }
     }
 
+    /// The guided filter's window radius at the image's size (1/80 of its shorter side, at least 2 px), and on
+    /// the grid shrunk by `factor`.
+    static func refineRadius(_ width: Int, _ height: Int, factor: Int) -> Int {
+        max(1, Int((Double(max(2, min(width, height) / 80)) / Double(factor)).rounded()))
+    }
+    /// The guided filter's ε (0…1 units) and the half-width of the uncertain band it refines.
+    static let refineEpsilon: Float = 1e-2
+    static let refineBand: Float = 0.5
+
     /// Brings a (possibly lower-resolution) mask to the image's size and refines it along the image's edges: a
     /// colour guided filter, applied only in the uncertain band at the person's boundary (confident pixels keep
     /// their bilinearly upsampled value, so the filter cannot bleed into them).
-    static func refine(_ mask: PixelBuffer, guide image: PixelBuffer, factor: Int) throws -> PixelBuffer {
+    ///
+    /// The general path, for guides the fused kernel (``GuidedFilter/refineMask(_:statistics:guide:band:)``, used
+    /// for 8-bit colour images) does not take.
+    static func refine(_ mask: PixelBuffer, guide image: PixelBuffer) throws -> PixelBuffer {
         let side = min(image.width, image.height)
         let radius = max(2, side / 80)
-        // The fused kernel when the guide is 8-bit colour on the mask's grid (the usual case).
-        if let refined = try GuidedFilter.refineMask(
-            mask, guide: image, factor: factor, radius: max(1, Int((Double(radius) / Double(factor)).rounded())),
-            epsilon: 1e-2, band: 0.5)
-        {
-            return refined
-        }
-        let filter = GuidedFilter(radius: radius, epsilon: 1e-2, guide: .color, subsampling: max(1, min(4, radius / 2)))
+        let filter = GuidedFilter(radius: radius, epsilon: refineEpsilon, guide: .color, subsampling: max(1, min(4, radius / 2)))
         var refined = try filter.filter(mask, guide: image)
         let up = mask.width == image.width && mask.height == image.height
             ? mask : try mask.resized(width: image.width, height: image.height, method: .bilinear)
-        let band: Float = 0.5
+        let band = refineBand
         let s = up.bytesPerRow() / 4, rs = refined.bytesPerRow() / 4, w = image.width, h = image.height
         up.withUnsafeBytes { mb in
             let m = mb.bindMemory(to: Float.self)
