@@ -144,8 +144,11 @@ public final class CIContext: Sendable {
             throw _CoreImageError.make(.unsupportedFormat, "cannot render to \(format); render RGBA and convert")
         }
         // A decoded image asked for in its own format and alpha convention is its pixels: share them
-        // (copy-on-write) instead of rendering a copy.
-        if case .source(let source) = image.node, source.premultiplied != straightAlpha, !format.isOneComponent {
+        // (copy-on-write) instead of rendering a copy. Not for CVPixelBuffers, whose memory callers may
+        // write through a base address.
+        if case .source(let source) = image.node, source.premultiplied != straightAlpha, !format.isOneComponent,
+            !source.isCVPixelBuffer
+        {
             let pixels = source.snapshot
             if pixels.format == format, image.extent == CGRect(x: 0, y: 0, width: pixels.width, height: pixels.height) {
                 return pixels
