@@ -95,6 +95,18 @@ public struct PixelBuffer: Sendable {
         self.storage = Storage(layout: PlaneLayout.make(width: width, height: height, format: format))
     }
 
+    /// Creates a buffer whose pixels are left undefined (row padding is zeroed), for producers that write
+    /// every pixel before anything reads them (decoders, resamplers, renderers): it skips a pass over the
+    /// whole image that a zero-filled buffer costs.
+    /// - Throws: as ``init(width:height:format:limits:)``.
+    package init(uninitializedWidth width: Int, height: Int, format: PixelFormat, limits: ImageLimits = .default) throws {
+        try limits.check(width: width, height: height)
+        self.width = width
+        self.height = height
+        self.format = format
+        self.storage = Storage(layout: PlaneLayout.make(width: width, height: height, format: format), zeroed: false)
+    }
+
     /// Number of planes.
     public var planeCount: Int { format.planeCount }
 
@@ -134,6 +146,8 @@ extension PixelBuffer {
             @usableFromInline let height: Int
             @usableFromInline let bytesPerRow: Int
             @usableFromInline let offset: Int
+            /// Bytes of pixels in a row (the rest up to `bytesPerRow` is padding).
+            @usableFromInline let usedBytesPerRow: Int
         }
         @usableFromInline let planes: [Plane]
         @usableFromInline let byteCount: Int
@@ -141,13 +155,13 @@ extension PixelBuffer {
         static func make(width: Int, height: Int, format: PixelFormat) -> PlaneLayout {
             func aligned(_ n: Int) -> Int { (n + PixelBuffer.alignment - 1) / PixelBuffer.alignment * PixelBuffer.alignment }
             let rowY = aligned(width * format.bytesPerPixel)
-            var planes = [Plane(width: width, height: height, bytesPerRow: rowY, offset: 0)]
+            var planes = [Plane(width: width, height: height, bytesPerRow: rowY, offset: 0, usedBytesPerRow: width * format.bytesPerPixel)]
             var total = aligned(rowY * height)
             if format.planeCount == 2 {
                 let cw = (width + 1) / 2
                 let ch = (height + 1) / 2
                 let rowC = aligned(cw * 2)
-                planes.append(Plane(width: cw, height: ch, bytesPerRow: rowC, offset: total))
+                planes.append(Plane(width: cw, height: ch, bytesPerRow: rowC, offset: total, usedBytesPerRow: cw * 2))
                 total += aligned(rowC * ch)
             }
             return PlaneLayout(planes: planes, byteCount: max(total, PixelBuffer.alignment))
@@ -161,14 +175,31 @@ extension PixelBuffer {
         @usableFromInline let layout: PlaneLayout
         @usableFromInline let base: UnsafeMutableRawPointer
 
-        init(layout: PlaneLayout) {
+        /// `zeroed: false` zeroes only the bytes outside the pixels (row padding, plane gaps, the tail).
+        init(layout: PlaneLayout, zeroed: Bool = true) {
             self.layout = layout
             base = UnsafeMutableRawPointer.allocate(byteCount: layout.byteCount, alignment: PixelBuffer.alignment)
-            base.initializeMemory(as: UInt8.self, repeating: 0, count: layout.byteCount)
+            if zeroed {
+                base.initializeMemory(as: UInt8.self, repeating: 0, count: layout.byteCount)
+                return
+            }
+            var end = 0
+            for plane in layout.planes {
+                if plane.offset > end { (base + end).initializeMemory(as: UInt8.self, repeating: 0, count: plane.offset - end) }
+                let used = plane.usedBytesPerRow
+                if used < plane.bytesPerRow {
+                    for y in 0..<plane.height {
+                        (base + plane.offset + y * plane.bytesPerRow + used)
+                            .initializeMemory(as: UInt8.self, repeating: 0, count: plane.bytesPerRow - used)
+                    }
+                }
+                end = plane.offset + plane.bytesPerRow * plane.height
+            }
+            if layout.byteCount > end { (base + end).initializeMemory(as: UInt8.self, repeating: 0, count: layout.byteCount - end) }
         }
 
         @usableFromInline func copy() -> Storage {
-            let s = Storage(layout: layout)
+            let s = Storage(layout: layout, zeroed: false)
             s.base.copyMemory(from: base, byteCount: layout.byteCount)
             return s
         }

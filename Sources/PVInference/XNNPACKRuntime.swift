@@ -32,7 +32,7 @@ final class ThreadPool: @unchecked Sendable {
         handle = threads > 1 ? pthreadpool_create(threads) : nil
     }
 
-    private static let pools = Mutex<[Int: ThreadPool]>([:])
+    static let pools = Mutex<[Int: ThreadPool]>([:])
 
     /// The process-wide pool with `threads` threads (nil handle, i.e. the calling thread, for 1).
     static func shared(threads: Int) -> ThreadPool {

@@ -5,10 +5,41 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Bilinear resampling of 4-channel 8-bit pixels at half-pixel centres (src = (dst + 0.5)·scale − 0.5,
-/// clamped to the edge), computed in float and rounded half up: `xofs`/`xw` (dw entries) are the
-/// left source byte offset (4·x0) and weight of each output column, `x1ofs` the right one.
-void cimg_bilinear_rgba8(const uint8_t *restrict src, size_t src_stride, int src_height, uint8_t *restrict dst, size_t dst_stride,
-                         int dst_width, int dst_height, const int32_t *x0ofs, const int32_t *x1ofs, const float *xw,
-                         float scale_y);
+
+/// Fractional bits of the weights of `cimg_resize_bilinear_u8` (both axes).
+#define CIMG_RESIZE_BITS 11
+
+/// Fixed-point bilinear resampling of 8-bit pixels with `channels` (1, 3 or 4) interleaved channels,
+/// output rows `first_row ..< first_row + row_count` (row `first_row` is written at `dst`). Per output
+/// column `x`: `xofs[x]` is the byte offset of the left tap, whose right neighbour (`channels` bytes on)
+/// must exist, and `xw[8x ..< 8x+8]` its two weights (summing to 2^CIMG_RESIZE_BITS) repeated four times,
+/// the layout the vector multiply-add reads; per output row
+/// `y`: `yofs[y]` the upper source row and `yw[y]` the lower row's weight. Results are
+/// `(Σ weights·taps + ½) >> 2·CIMG_RESIZE_BITS`, within 1 LSB of the exact bilinear value.
+/// `scratch` holds `2·(dst_width·channels + 4)` values.
+void cimg_resize_bilinear_u8(const uint8_t *restrict src, size_t src_stride, int src_width, int src_height,
+                             int channels, uint8_t *restrict dst, size_t dst_stride, int dst_width, int first_row,
+                             int row_count, const int32_t *xofs, const int16_t *xw, const int32_t *yofs,
+                             const int16_t *yw, int32_t *scratch);
+
+/// Box-average downscale of an 8-bit colour image by an integer `factor` into three float planes in 0…1
+/// (`out_width × out_height` = the source size divided by `factor`, rounded up; edge boxes average the
+/// pixels they cover). `r_off`, `g_off`, `b_off` are the channel byte offsets in a `bpp`-byte pixel;
+/// `factor` ≤ 257; `acc` holds `width·bpp` values.
+void cimg_box_down_rgb8(const uint8_t *restrict src, size_t src_stride, int width, int height, int bpp, int r_off,
+                        int g_off, int b_off, int factor, float *restrict out_r, float *restrict out_g,
+                        float *restrict out_b, int out_width, int out_height, uint16_t *restrict acc);
+
+/// The full-resolution step of a fast colour guided filter, fused with a band blend: `coef` holds, per
+/// low-resolution pixel, (a_r, a_g, a_b, b, m) — the filter's mean coefficients and the unrefined mask —
+/// on a `low_width × low_height` grid covering the image. Each output pixel upsamples the five bilinearly
+/// at half-pixel centres (`x0[x]` is the low-resolution column of the left tap, whose right neighbour
+/// must exist, `wx[x]` its weight; rows are computed here), forms `q = a·I + b` with the guide's
+/// colour in 0…1 and writes `clamp(m + (q − m)·max(0, 1 − |m − ½|/band), 0, 1)`. Rows
+/// `first_row ..< first_row + row_count` of a `height`-row image; row `first_row` goes to `out`.
+/// `scratch` holds `5·(low_width + 8)` floats.
+void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride, int width, int bpp, int r_off,
+                             int g_off, int b_off, const float *restrict coef, int low_width, int low_height,
+                             float band, float *restrict out, size_t out_stride, int first_row, int row_count,
+                             int height, const int32_t *restrict x0, const float *restrict wx, float *restrict scratch);
 #endif

@@ -19,8 +19,9 @@ enum JPEGCodec {
         let denominator = ImageDecoder.scaleDenominator(width: width, height: height, minimum: minimum)
         var outWidth: UInt32 = 0, outHeight: UInt32 = 0
         try decoder.check(cimg_jpeg_prepare(decoder.handle, Int32(denominator), gray ? 1 : 0, &outWidth, &outHeight))
+        // libjpeg writes every pixel of every row (alpha as 255).
         var pixels = try PixelBuffer(
-            width: Int(outWidth), height: Int(outHeight), format: gray ? .oneComponent8 : .rgba32,
+            uninitializedWidth: Int(outWidth), height: Int(outHeight), format: gray ? .oneComponent8 : .rgba32,
             limits: options.limits)
         let row = pixels.bytesPerRow()
         try pixels.withUnsafeMutableBytes { target in

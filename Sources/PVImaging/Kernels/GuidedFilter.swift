@@ -1,3 +1,5 @@
+import CImageKernels
+
 /// He et al.'s guided filter: smooths an input (typically a low-resolution person mask) while
 /// following the edges of a guide image.
 ///
@@ -182,52 +184,77 @@ public struct GuidedFilter: Sendable, Hashable {
         // Σ entries: rr, rg, rb, gg, gb, bb.
         let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
         let mII = pairs.map { I[$0.0].combined(I[$0.1], *).boxFiltered(radius: r) }
-        var a = [mP, mP, mP], b = mP
+        var ar = mP.data, ag = mP.data, ab = mP.data, bb = mP.data
         let n = p.data.count
-        for i in 0..<n {
-            let mr = m[0].data[i], mg = m[1].data[i], mb = m[2].data[i], mp = mP.data[i]
-            let srr: Float = mII[0].data[i] - mr * mr + eps
-            let srg: Float = mII[1].data[i] - mr * mg
-            let srb: Float = mII[2].data[i] - mr * mb
-            let sgg: Float = mII[3].data[i] - mg * mg + eps
-            let sgb: Float = mII[4].data[i] - mg * mb
-            let sbb: Float = mII[5].data[i] - mb * mb + eps
-            let cr: Float = mIP[0].data[i] - mr * mp
-            let cg: Float = mIP[1].data[i] - mg * mp
-            let cb: Float = mIP[2].data[i] - mb * mp
-            // Inverse of the symmetric 3×3 via cofactors.
-            let i00: Float = sgg * sbb - sgb * sgb
-            let i01: Float = srb * sgb - srg * sbb
-            let i02: Float = srg * sgb - srb * sgg
-            let i11: Float = srr * sbb - srb * srb
-            let i12: Float = srg * srb - srr * sgb
-            let i22: Float = srr * sgg - srg * srg
-            var det: Float = srr * i00
-            det += srg * i01
-            det += srb * i02
-            let inv: Float = 1 / det
-            var ar: Float = i00 * cr
-            ar += i01 * cg
-            ar += i02 * cb
-            ar *= inv
-            var ag: Float = i01 * cr
-            ag += i11 * cg
-            ag += i12 * cb
-            ag *= inv
-            var ab: Float = i02 * cr
-            ab += i12 * cg
-            ab += i22 * cb
-            ab *= inv
-            a[0].data[i] = ar
-            a[1].data[i] = ag
-            a[2].data[i] = ab
-            var bi: Float = mp - ar * mr
-            bi -= ag * mg
-            bi -= ab * mb
-            b.data[i] = bi
+        // Plain pointers: element access through the nested arrays would check uniqueness per pixel.
+        withPointers(m + [mP] + mIP + mII) { q in
+            ar.withUnsafeMutableBufferPointer { arp in
+                ag.withUnsafeMutableBufferPointer { agp in
+                    ab.withUnsafeMutableBufferPointer { abp in
+                        bb.withUnsafeMutableBufferPointer { bp in
+                            let m0 = q[0], m1 = q[1], m2 = q[2], mp3 = q[3], ip0 = q[4], ip1 = q[5], ip2 = q[6]
+                            let ii0 = q[7], ii1 = q[8], ii2 = q[9], ii3 = q[10], ii4 = q[11], ii5 = q[12]
+                            for i in 0..<n {
+                                let mr = m0[i], mg = m1[i], mb = m2[i], mp = mp3[i]
+                                let srr: Float = ii0[i] - mr * mr + eps
+                                let srg: Float = ii1[i] - mr * mg
+                                let srb: Float = ii2[i] - mr * mb
+                                let sgg: Float = ii3[i] - mg * mg + eps
+                                let sgb: Float = ii4[i] - mg * mb
+                                let sbb: Float = ii5[i] - mb * mb + eps
+                                let cr: Float = ip0[i] - mr * mp
+                                let cg: Float = ip1[i] - mg * mp
+                                let cb: Float = ip2[i] - mb * mp
+                                // Inverse of the symmetric 3×3 via cofactors.
+                                let i00: Float = sgg * sbb - sgb * sgb
+                                let i01: Float = srb * sgb - srg * sbb
+                                let i02: Float = srg * sgb - srb * sgg
+                                let i11: Float = srr * sbb - srb * srb
+                                let i12: Float = srg * srb - srr * sgb
+                                let i22: Float = srr * sgg - srg * srg
+                                var det: Float = srr * i00
+                                det += srg * i01
+                                det += srb * i02
+                                let inv: Float = 1 / det
+                                var vr: Float = i00 * cr
+                                vr += i01 * cg
+                                vr += i02 * cb
+                                vr *= inv
+                                var vg: Float = i01 * cr
+                                vg += i11 * cg
+                                vg += i12 * cb
+                                vg *= inv
+                                var vb: Float = i02 * cr
+                                vb += i12 * cg
+                                vb += i22 * cb
+                                vb *= inv
+                                arp[i] = vr
+                                agp[i] = vg
+                                abp[i] = vb
+                                var bi: Float = mp - vr * mr
+                                bi -= vg * mg
+                                bi -= vb * mb
+                                bp[i] = bi
+                            }
+                        }
+                    }
+                }
+            }
         }
+        let w = p.width, h = p.height
+        let a = [ar, ag, ab].map { FloatPlane(width: w, height: h, data: $0) }
+        let b = FloatPlane(width: w, height: h, data: bb)
         return (a, b)
     }
+}
+
+/// Calls `body` with base pointers of the planes' data, in order.
+private func withPointers<R>(_ planes: [FloatPlane], _ body: ([UnsafePointer<Float>]) -> R) -> R {
+    func go(_ i: Int, _ acc: [UnsafePointer<Float>]) -> R {
+        if i == planes.count { return body(acc) }
+        return planes[i].data.withUnsafeBufferPointer { go(i + 1, acc + [$0.baseAddress!]) }
+    }
+    return go(0, [])
 }
 
 /// One row of guide values in 0…1: R, G, B interleaved when `color`, else one value (luma, or the
@@ -376,6 +403,183 @@ struct FloatPlane {
         data.withUnsafeBufferPointer { src in
             out.withMutablePlanes { d, _ in
                 for y in 0..<height { storeUnitRow(src.baseAddress! + y * w, width: w, to: d.row(y), format) }
+            }
+        }
+        return out
+    }
+}
+
+/// What the fast colour guided filter needs from the guide alone, on the grid of the guide shrunk by a whole
+/// factor: the box-averaged channels, their window means and the inverse regularised covariance per pixel.
+/// Computing it does not need the mask, so it can run while the mask is still being made.
+package struct GuideStatistics: Sendable {
+    let width: Int
+    let height: Int
+    let factor: Int
+    let radius: Int
+    let guideWidth: Int
+    let guideHeight: Int
+    let layout: RGBLayout
+    /// I_r, I_g, I_b in 0…1.
+    let channels: [FloatPlane]
+    /// Window means of the channels.
+    let means: [FloatPlane]
+    /// Entries 00, 01, 02, 11, 12, 22 of (Σ + εU)⁻¹.
+    let inverse: [FloatPlane]
+}
+
+extension GuidedFilter {
+    /// The guide's statistics for ``refineMask(_:statistics:guide:band:)`` (grid: each side divided by `factor`,
+    /// rounded up; `radius` in grid pixels), or nil when the guide is not 8-bit RGB-like or the grid would be
+    /// narrower than 2 pixels.
+    package static func guideStatistics(_ image: PixelBuffer, factor: Int, radius: Int, epsilon: Float) -> GuideStatistics? {
+        let W = image.width, H = image.height
+        guard factor >= 1, factor <= 257, radius >= 0, epsilon > 0, let layout = RGBLayout(image.format) else { return nil }
+        let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
+        guard w >= 2 else { return nil }
+        var lr = [Float](repeating: 0, count: w * h), lg = lr, lb = lr
+        var acc = [UInt16](repeating: 0, count: W * layout.bytesPerPixel)
+        image.withUnsafeBytes { src in
+            lr.withUnsafeMutableBufferPointer { r in
+                lg.withUnsafeMutableBufferPointer { g in
+                    lb.withUnsafeMutableBufferPointer { b in
+                        cimg_box_down_rgb8(
+                            src.baseAddress!.assumingMemoryBound(to: UInt8.self), image.bytesPerRow(), Int32(W), Int32(H),
+                            Int32(layout.bytesPerPixel), Int32(layout.r), Int32(layout.g), Int32(layout.b), Int32(factor),
+                            r.baseAddress!, g.baseAddress!, b.baseAddress!, Int32(w), Int32(h), &acc)
+                    }
+                }
+            }
+        }
+        let I = [lr, lg, lb].map { FloatPlane(width: w, height: h, data: $0) }
+        let m = I.map { $0.boxFiltered(radius: radius) }
+        let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+        let mII = pairs.map { I[$0.0].combined(I[$0.1], *).boxFiltered(radius: radius) }
+        var inv = [[Float]](repeating: [Float](repeating: 0, count: w * h), count: 6)
+        let eps = epsilon, n = w * h
+        withPointers(m + mII) { q in
+            let m0 = q[0], m1 = q[1], m2 = q[2], ii0 = q[3], ii1 = q[4], ii2 = q[5], ii3 = q[6], ii4 = q[7], ii5 = q[8]
+            for i in 0..<n {
+                let mr = m0[i], mg = m1[i], mb = m2[i]
+                let srr: Float = ii0[i] - mr * mr + eps
+                let srg: Float = ii1[i] - mr * mg
+                let srb: Float = ii2[i] - mr * mb
+                let sgg: Float = ii3[i] - mg * mg + eps
+                let sgb: Float = ii4[i] - mg * mb
+                let sbb: Float = ii5[i] - mb * mb + eps
+                // Inverse of the symmetric 3×3 via cofactors.
+                let i00: Float = sgg * sbb - sgb * sgb
+                let i01: Float = srb * sgb - srg * sbb
+                let i02: Float = srg * sgb - srb * sgg
+                let i11: Float = srr * sbb - srb * srb
+                let i12: Float = srg * srb - srr * sgb
+                let i22: Float = srr * sgg - srg * srg
+                var det: Float = srr * i00
+                det += srg * i01
+                det += srb * i02
+                let d: Float = 1 / det
+                inv[0][i] = i00 * d
+                inv[1][i] = i01 * d
+                inv[2][i] = i02 * d
+                inv[3][i] = i11 * d
+                inv[4][i] = i12 * d
+                inv[5][i] = i22 * d
+            }
+        }
+        return GuideStatistics(
+            width: w, height: h, factor: factor, radius: radius, guideWidth: W, guideHeight: H, layout: layout,
+            channels: I, means: m, inverse: inv.map { FloatPlane(width: w, height: h, data: $0) })
+    }
+
+    /// ``refineMask(_:statistics:guide:band:)`` with the statistics computed first.
+    package static func refineMask(
+        _ mask: PixelBuffer, guide image: PixelBuffer, factor: Int, radius: Int, epsilon: Float, band: Float
+    ) throws -> PixelBuffer? {
+        guard let statistics = guideStatistics(image, factor: factor, radius: radius, epsilon: epsilon) else { return nil }
+        return try refineMask(mask, statistics: statistics, guide: image, band: band)
+    }
+
+    /// Refines a low-resolution soft mask to the guide's full size in one pass per output row (the last
+    /// step of the fast colour guided filter, fused with an uncertainty blend).
+    ///
+    /// `mask` is one-component float on the statistics' grid. The colour guided filter's coefficients are
+    /// computed there, and every full-size pixel gets `q = a·I + b` from the bilinearly upsampled coefficients,
+    /// blended into the upsampled mask `m` with weight `max(0, 1 − |m − ½|/band)`: confident pixels keep `m`,
+    /// so the filter cannot bleed into them. Rows are split across the imaging threads.
+    /// - Returns: a `.oneComponent32Float` buffer of the guide's size with values in 0…1, or nil when the
+    ///   mask or the guide does not match the statistics (use ``filter(_:guide:)`` then).
+    package static func refineMask(
+        _ mask: PixelBuffer, statistics st: GuideStatistics, guide image: PixelBuffer, band: Float
+    ) throws -> PixelBuffer? {
+        let W = image.width, H = image.height, w = st.width, h = st.height, layout = st.layout
+        guard band > 0, mask.format == .oneComponent32Float, mask.width == w, mask.height == h, W == st.guideWidth,
+            H == st.guideHeight, RGBLayout(image.format) == layout
+        else { return nil }
+        let r = st.radius, n = w * h
+        let p = FloatPlane(mask)
+        let mP = p.boxFiltered(radius: r)
+        let mIP = st.channels.map { $0.combined(p, *).boxFiltered(radius: r) }
+        var ar = [Float](repeating: 0, count: n), ag = ar, ab = ar, bb = ar
+        withPointers(st.means + [mP] + mIP + st.inverse) { q in
+            let m0 = q[0], m1 = q[1], m2 = q[2], mp3 = q[3], ip0 = q[4], ip1 = q[5], ip2 = q[6]
+            let v00 = q[7], v01 = q[8], v02 = q[9], v11 = q[10], v12 = q[11], v22 = q[12]
+            for i in 0..<n {
+                let mr = m0[i], mg = m1[i], mb = m2[i], mp = mp3[i]
+                let cr: Float = ip0[i] - mr * mp
+                let cg: Float = ip1[i] - mg * mp
+                let cb: Float = ip2[i] - mb * mp
+                var vr: Float = v00[i] * cr
+                vr += v01[i] * cg
+                vr += v02[i] * cb
+                var vg: Float = v01[i] * cr
+                vg += v11[i] * cg
+                vg += v12[i] * cb
+                var vb: Float = v02[i] * cr
+                vb += v12[i] * cg
+                vb += v22[i] * cb
+                ar[i] = vr
+                ag[i] = vg
+                ab[i] = vb
+                var bi: Float = mp - vr * mr
+                bi -= vg * mg
+                bi -= vb * mb
+                bb[i] = bi
+            }
+        }
+        let a = [ar, ag, ab].map { FloatPlane(width: w, height: h, data: $0).boxFiltered(radius: r) }
+        let b = FloatPlane(width: w, height: h, data: bb).boxFiltered(radius: r)
+        var coef = [Float](repeating: 0, count: n * 5)
+        for i in 0..<n {
+            coef[5 * i] = a[0].data[i]
+            coef[5 * i + 1] = a[1].data[i]
+            coef[5 * i + 2] = a[2].data[i]
+            coef[5 * i + 3] = b.data[i]
+            coef[5 * i + 4] = p.data[i]
+        }
+        // Per output column: the record of the left tap (its right neighbour exists) and its weight.
+        var x0 = [Int32](repeating: 0, count: W), wx = [Float](repeating: 0, count: W)
+        let sx = Double(w) / Double(W)
+        for x in 0..<W {
+            let f = min(max((Double(x) + 0.5) * sx - 0.5, 0), Double(w - 1))
+            let i = min(Int(f), w - 2)
+            x0[x] = Int32(i)
+            wx[x] = Float(f - Double(i))
+        }
+        var out = try PixelBuffer(uninitializedWidth: W, height: H, format: .oneComponent32Float, limits: .unlimitedForKernels)
+        let outStride = out.bytesPerRow() / 4
+        image.withUnsafeBytes { src in
+            out.withUnsafeMutableBytes { dst in
+                let g = src.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                let o = dst.baseAddress!.assumingMemoryBound(to: Float.self)
+                // Bands write disjoint output rows; everything else is only read.
+                ImagingThreads.forEachBand(rows: H, workPerRow: W * 8) { rows in
+                    withUnsafeTemporaryAllocation(of: Float.self, capacity: 5 * (w + 8)) { scratch in
+                        cimg_guided_refine_rgb8(
+                            g, image.bytesPerRow(), Int32(W), Int32(layout.bytesPerPixel), Int32(layout.r), Int32(layout.g),
+                            Int32(layout.b), coef, Int32(w), Int32(h), band, o + rows.lowerBound * outStride, outStride,
+                            Int32(rows.lowerBound), Int32(rows.count), Int32(H), x0, wx, scratch.baseAddress!)
+                    }
+                }
             }
         }
         return out

@@ -27,7 +27,10 @@ extension PixelBuffer {
     public static func blend(
         foreground: PixelBuffer, background: PixelBuffer, mask: PixelBuffer, maskChannel: MaskChannel = .green
     ) throws -> PixelBuffer {
-        var out = try foreground.makeSibling(format: foreground.format)
+        // The blend writes every pixel.
+        var out = try PixelBuffer(
+            uninitializedWidth: foreground.width, height: foreground.height, format: foreground.format,
+            limits: .unlimitedForKernels)
         try blend(foreground: foreground, background: background, mask: mask, maskChannel: maskChannel, into: &out)
         return out
     }

@@ -124,7 +124,8 @@ extension PixelBuffer {
     /// - Complexity: O(width·height·taps + sourceRows·width·taps); scratch of a few rows.
     /// - Throws: ``ImagingError`` `.invalidDimensions`/`.tooLarge` for a bad size.
     public func resized(width: Int, height: Int, method: ResamplingMethod = .bilinear) throws -> PixelBuffer {
-        var out = try PixelBuffer(width: width, height: height, format: format)
+        // Every method writes every output pixel.
+        var out = try PixelBuffer(uninitializedWidth: width, height: height, format: format)
         try resize(into: &out, method: method)
         return out
     }
@@ -137,8 +138,8 @@ extension PixelBuffer {
             throw ImagingError(
                 .invalidArgument, "resize needs one format, got \(format) into \(destination.format); convert first")
         }
-        if method == .bilinear, format == .rgba32 || format == .bgra32 || format == .argb32 {
-            bilinearRGBA8(into: &destination)
+        if method == .bilinear, supportsBilinear8 {
+            bilinear8(into: &destination)
             return
         }
         let kind = ResampleElementKind(format)

@@ -127,6 +127,29 @@ public final class PoseDetector: Sendable {
         }
     }
 
+    /// Detects people in one axis-aligned part of an upright image (a tile), letterboxed to the detector's input.
+    ///
+    /// - Parameters:
+    ///   - image: any ``PixelFormat``; upright.
+    ///   - region: the part to look at, in pixels; parts outside the image read as black.
+    ///   - minScore: keep candidates scoring at least this (0…1).
+    /// - Returns: detections in **image pixels**, by descending score, after weighted NMS within the region.
+    /// - Throws: ``PerceptionError`` `.invalidArgument` for a score outside 0…1; sampler or interpreter errors.
+    /// - Complexity: one detector run.
+    public func detect(in image: PixelBuffer, region: RotatedRect, minScore: Double = 0.5) throws -> [Detection] {
+        guard (0...1).contains(minScore) else {
+            throw PerceptionError(.invalidArgument, "minimum detection score \(minScore) is outside 0…1")
+        }
+        let decoder = SSDDecoder(
+            anchors: anchors, valuesPerAnchor: 12, keypointCount: 4, inputWidth: Self.inputSize,
+            inputHeight: Self.inputSize, minScore: minScore)
+        return try pool.withInterpreter { interpreter in
+            let (raw, _) = try run(interpreter, image: image, rect: region, decoder: decoder)
+            let sampled = region.letterboxed(toAspectOf: Self.inputSize, Self.inputSize).rect
+            return NonMaxSuppression.weighted(raw, iouThreshold: Self.iouThreshold).map { $0.mapped(fromTensorOf: sampled) }
+        }
+    }
+
     /// One detector pass over `rect`: candidates normalized to the tensor, and the letterbox padding.
     private func run(_ interpreter: Interpreter, image: PixelBuffer, rect: RotatedRect, decoder: SSDDecoder) throws
         -> ([Detection], LetterboxPadding)

@@ -134,11 +134,28 @@ public final class PoseLandmarker: Sendable {
     /// - Throws: errors of the sampler or the interpreters.
     /// - Complexity: one detector run (plus one per tile) and one landmark run per processed detection.
     public func detect(in image: PixelBuffer) throws -> [PersonPose] {
+        try detect(in: image, detectorTiling: options.detectorTiling, maxPeople: options.maxPeople)
+    }
+
+    /// Finds the people in an upright image with a tiling and a people budget other than the options' (for
+    /// example ``PoseDetector/Tiling/automatic(width:height:)`` chosen per image).
+    ///
+    /// - Parameters:
+    ///   - image: any ``PixelFormat``, upright.
+    ///   - detectorTiling: extra detector passes over tiles, or `nil` for the whole image only.
+    ///   - maxPeople: most people returned, 1…64.
+    /// - Returns: up to `maxPeople` people, by descending detection score.
+    /// - Throws: ``PerceptionError`` `.invalidArgument` for a bad tiling or budget; errors of the sampler or the
+    ///   interpreters.
+    public func detect(in image: PixelBuffer, detectorTiling: PoseDetector.Tiling?, maxPeople: Int) throws -> [PersonPose] {
+        guard (1...64).contains(maxPeople) else {
+            throw PerceptionError(.invalidArgument, "maxPeople \(maxPeople) is outside 1…64")
+        }
         let detections = try detector.detect(
-            in: image, minScore: options.minDetectionScore, tiling: options.detectorTiling)
+            in: image, minScore: options.minDetectionScore, tiling: detectorTiling)
         var people: [PersonPose] = []
         for detection in detections {
-            if people.count >= options.maxPeople { break }
+            if people.count >= maxPeople { break }
             let roi = Self.roi(for: detection)
             guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite,
                 var person = try landmarks(in: image, roi: roi)

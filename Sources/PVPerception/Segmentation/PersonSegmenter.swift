@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import PVImaging
 import PVInference
@@ -35,23 +36,50 @@ public final class PersonSegmenter: Sendable {
     private let general: InterpreterPool?
     private let detector: PoseDetector
     private let landmarker: PoseLandmarker?
+    private let threads: Int
+    /// Whether the two branches (selfie model; pose detector or landmarker) run side by side.
+    private let concurrent: Bool
 
     /// Creates a segmenter; models are loaded once per process and shared.
+    ///
+    /// By default (`threads` nil) every model runs on one thread and the selfie model runs beside the pose
+    /// branch, one core each: XNNPACK's multi-threaded runs spin-wait between operators and slow down several
+    /// times when other work holds the cores, single-threaded runs do not. An explicit thread count runs the
+    /// models multi-threaded, one after the other.
     /// - Throws: `InferenceError` `.modelNotFound` when the models are not installed.
     public init(quality: SegmentationQuality, threads: Int? = nil) throws {
         self.quality = quality
-        landscape = try InterpreterPool(modelNamed: "selfie_segmentation_landscape.tflite", threads: threads)
-        general = quality == .balanced ? try InterpreterPool(modelNamed: "selfie_segmentation.tflite", threads: threads) : nil
+        self.threads = threads ?? 1
+        concurrent = threads == nil && ProcessInfo.processInfo.activeProcessorCount > 1
+        let n = self.threads
+        landscape = try InterpreterPool(modelNamed: "selfie_segmentation_landscape.tflite", threads: n)
+        general = quality == .balanced ? try InterpreterPool(modelNamed: "selfie_segmentation.tflite", threads: n) : nil
         if quality == .accurate {
             var options = PoseLandmarker.Options()
             options.segmentation = .roi
-            let landmarker = try PoseLandmarker(options: options, threads: threads)
+            let landmarker = try PoseLandmarker(options: options, threads: n)
             self.landmarker = landmarker
             detector = landmarker.detector
         } else {
             landmarker = nil
-            detector = try PoseDetector(threads: threads)
+            detector = try PoseDetector(threads: n)
         }
+    }
+
+    /// Runs `a` and `b`, side by side when the segmenter is concurrent, and returns both results (or the first error).
+    private func both<A, B>(_ a: () throws -> A, _ b: () throws -> B) throws -> (A, B) {
+        guard concurrent else { return (try a(), try b()) }
+        let first = ResultSlot<A>(), second = ResultSlot<B>()
+        withoutActuallyEscaping(a) { a in
+            withoutActuallyEscaping(b) { b in
+                // Each iteration runs one closure and writes only its own slot; both finish before this returns.
+                let work = UncheckedPair(a: a, b: b, first: first, second: second)
+                DispatchQueue.concurrentPerform(iterations: 2) { i in
+                    if i == 0 { work.first.value = Result { try work.a() } } else { work.second.value = Result { try work.b() } }
+                }
+            }
+        }
+        return (try first.value!.get(), try second.value!.get())
     }
 
     /// Segments the people in `image` (any pixel format, upright).
@@ -59,21 +87,32 @@ public final class PersonSegmenter: Sendable {
     public func segment(_ image: PixelBuffer) throws -> PixelBuffer {
         switch quality {
         case .fast, .balanced:
-            let regions = try detector.detect(in: image).map { PersonRegion(roi: PoseLandmarker.roi(for: $0)) }
-            var mask = quality == .fast
-                ? try selfieMask(image, pool: landscape, width: 256, height: 144)
-                : try selfieMask(image, pool: general!, width: 256, height: 256)
+            var (regions, mask) = try both(
+                { try self.detector.detect(in: image).map { PersonRegion(roi: PoseLandmarker.roi(for: $0)) } },
+                {
+                    self.quality == .fast
+                        ? try self.selfieMask(image, pool: self.landscape, width: 256, height: 144)
+                        : try self.selfieMask(image, pool: self.general!, width: 256, height: 256)
+                })
             Self.gate(&mask, imageWidth: image.width, imageHeight: image.height, regions: regions)
             return mask
         case .accurate:
-            let people = try landmarker!.detect(in: image)
             let W = image.width, H = image.height
+            // Fuse on a grid of at most 512 px a side, the image shrunk by a whole factor (at least half the
+            // filter radius, up to 4: the fast guided filter's usual subsampling); the guided filter brings the
+            // result to the image's size along its edges. What the filter needs from the image alone is computed
+            // beside the pose branch (the longer one), with the selfie model.
+            let factor = max((max(W, H) + 511) / 512, min(4, max(2, min(W, H) / 80) / 2))
+            let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
+            let (people, (selfie, statistics)) = try both(
+                { try self.landmarker!.detect(in: image) },
+                {
+                    (try self.selfieMask(image, pool: self.landscape, width: 256, height: 144),
+                     GuidedFilter.guideStatistics(
+                        image, factor: factor, radius: Self.refineRadius(W, H, factor: factor), epsilon: Self.refineEpsilon))
+                })
             guard !people.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
-            // Fuse at a working resolution of at most 512 px a side; the guided filter brings the result to the
-            // image's size along its edges.
-            let scale = min(1, 512 / Double(max(W, H)))
-            let w = max(1, Int((Double(W) * scale).rounded())), h = max(1, Int((Double(H) * scale).rounded()))
-            var fused = try selfieMask(image, pool: landscape, width: 256, height: 144).resized(width: w, height: h, method: .bilinear)
+            var fused = try selfie.resized(width: w, height: h, method: .bilinear)
             var pose = try PixelBuffer(width: w, height: h, format: .oneComponent32Float)
             for person in people {
                 guard let m = person.segmentation else { continue }
@@ -97,6 +136,14 @@ public final class PersonSegmenter: Sendable {
                         }
                     }
                 }
+            }
+            // The refinement at the image's size runs on every core: stop multi-threaded inference workers
+            // spinning first.
+            if threads > 1, W * H >= 1 << 20 { Interpreter.parkWorkers(threads: threads) }
+            if let statistics,
+                let refined = try GuidedFilter.refineMask(fused, statistics: statistics, guide: image, band: Self.refineBand)
+            {
+                return refined
             }
             return try Self.refine(fused, guide: image)
         }
@@ -176,17 +223,29 @@ public final class PersonSegmenter: Sendable {
         }
     }
 
+    /// The guided filter's window radius at the image's size (1/80 of its shorter side, at least 2 px), and on
+    /// the grid shrunk by `factor`.
+    static func refineRadius(_ width: Int, _ height: Int, factor: Int) -> Int {
+        max(1, Int((Double(max(2, min(width, height) / 80)) / Double(factor)).rounded()))
+    }
+    /// The guided filter's ε (0…1 units) and the half-width of the uncertain band it refines.
+    static let refineEpsilon: Float = 1e-2
+    static let refineBand: Float = 0.5
+
     /// Brings a (possibly lower-resolution) mask to the image's size and refines it along the image's edges: a
     /// colour guided filter, applied only in the uncertain band at the person's boundary (confident pixels keep
     /// their bilinearly upsampled value, so the filter cannot bleed into them).
+    ///
+    /// The general path, for guides the fused kernel (``GuidedFilter/refineMask(_:statistics:guide:band:)``, used
+    /// for 8-bit colour images) does not take.
     static func refine(_ mask: PixelBuffer, guide image: PixelBuffer) throws -> PixelBuffer {
         let side = min(image.width, image.height)
         let radius = max(2, side / 80)
-        let filter = GuidedFilter(radius: radius, epsilon: 1e-2, guide: .color, subsampling: max(1, min(4, radius / 2)))
+        let filter = GuidedFilter(radius: radius, epsilon: refineEpsilon, guide: .color, subsampling: max(1, min(4, radius / 2)))
         var refined = try filter.filter(mask, guide: image)
         let up = mask.width == image.width && mask.height == image.height
             ? mask : try mask.resized(width: image.width, height: image.height, method: .bilinear)
-        let band: Float = 0.5
+        let band = refineBand
         let s = up.bytesPerRow() / 4, rs = refined.bytesPerRow() / 4, w = image.width, h = image.height
         up.withUnsafeBytes { mb in
             let m = mb.bindMemory(to: Float.self)
@@ -204,4 +263,17 @@ public final class PersonSegmenter: Sendable {
         }
         return refined
     }
+}
+
+/// One result written by one concurrent branch of ``PersonSegmenter``.
+private final class ResultSlot<T>: @unchecked Sendable {
+    var value: Result<T, Error>?
+}
+
+/// The closures and slots of ``PersonSegmenter``'s two branches; each branch touches only its own pair.
+private struct UncheckedPair<A, B>: @unchecked Sendable {
+    let a: () throws -> A
+    let b: () throws -> B
+    let first: ResultSlot<A>
+    let second: ResultSlot<B>
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PVImaging
+import PVInference
 
 /// Evaluates ``CIImage`` recipes into pixels, as Core Image's `CIContext`.
 ///
@@ -142,6 +143,17 @@ public final class CIContext: Sendable {
         case .yuv420BiPlanarFullRange, .yuv420BiPlanarVideoRange:
             throw _CoreImageError.make(.unsupportedFormat, "cannot render to \(format); render RGBA and convert")
         }
+        // A decoded image asked for in its own format and alpha convention is its pixels: share them
+        // (copy-on-write) instead of rendering a copy. Not for CVPixelBuffers, whose memory callers may
+        // write through a base address.
+        if case .source(let source) = image.node, source.premultiplied != straightAlpha, !format.isOneComponent,
+            !source.isCVPixelBuffer
+        {
+            let pixels = source.snapshot
+            if pixels.format == format, image.extent == CGRect(x: 0, y: 0, width: pixels.width, height: pixels.height) {
+                return pixels
+            }
+        }
         return try renderPixels(image, rect: exportRect(image), layout: layout, unpremultiply: straightAlpha)
     }
 
@@ -175,7 +187,8 @@ public final class CIContext: Sendable {
         }
         var pixels: PixelBuffer
         do {
-            pixels = try PixelBuffer(width: rect.w, height: rect.h, format: format)
+            // The render writes every pixel of `rect` (clear outside the image's extent).
+            pixels = try PixelBuffer(uninitializedWidth: rect.w, height: rect.h, format: format)
         } catch {
             throw _CoreImageError.make(.invalidExtent, "cannot render \(rect.w)×\(rect.h) pixels: \(error)", underlying: error)
         }
@@ -198,6 +211,9 @@ public final class CIContext: Sendable {
         guard !target.isEmpty else { return }
         let plan = _Compiler.plan(image, rect: target, highQualityDownsample: highQualityDownsample)
         let bpp = layout.bytesPerPixel
+        // A render large enough to use every core first puts the inference workers to sleep: after a Vision
+        // request they spin-wait for the next model run and would hold a core the tiles need.
+        if ImagingThreads.maximum > 1, target.area >= 1 << 20 { Interpreter.parkWorkers() }
         if case .rgba8(let order) = layout, !unpremultiply, rowBytes % 4 == 0, Int(bitPattern: base) % 4 == 0 {
             // The 8-bit fast path (see _RenderBytes.swift), rendered in place.
             let words = _UncheckedSendable(base.assumingMemoryBound(to: _Word.self))

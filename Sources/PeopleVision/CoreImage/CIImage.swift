@@ -159,6 +159,11 @@ struct _ImageSource: Sendable {
         }
     }
 
+    var isCVPixelBuffer: Bool {
+        if case .cvPixelBuffer = storage { return true }
+        return false
+    }
+
     var isGrey: Bool {
         switch storage {
         case .cvPixelBuffer(let b): return CVPixelBuffer.layout(for: b.pixelFormatType)?.isOneComponent ?? false

@@ -28,6 +28,8 @@ struct SegmentationBench: ParsableCommand {
 
     @Option(help: "Timed runs per measurement.") var iterations = 20
     @Option(help: "Untimed warm-up runs.") var warmup = 3
+    @Flag(help: "Time only ours (no peer, no ratios): for profiling.") var oursOnly = false
+    @Flag(help: "Only the greeting rows.") var greetingOnly = false
 
     func validate() throws {
         guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
@@ -52,22 +54,25 @@ struct SegmentationBench: ParsableCommand {
             files.append(file)
         }
 
-        log("peer: MediaPipe selfie segmentation, \(warmup) + \(iterations) runs per measurement")
-        let out = try peer.script(
-            "segmentation_bench.py",
-            ["--images"] + files.map(\.path) + [
-                "--iterations", "\(iterations)", "--warmup", "\(warmup)", "--background", background.path,
-                "--out", dir.path,
-            ])
         var peerMs: [String: Double] = [:]
-        for line in out.split(separator: "\n") {
-            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let op = obj["op"] as? String, let w = obj["width"] as? Int, let h = obj["height"] as? Int,
-                let ms = obj["median_ms"] as? Double
-            else { continue }
-            peerMs["\(op) \(w)x\(h)"] = ms
+        if !oursOnly {
+            log("peer: MediaPipe selfie segmentation, \(warmup) + \(iterations) runs per measurement")
+            let out = try peer.script(
+                "segmentation_bench.py",
+                ["--images"] + files.map(\.path) + [
+                    "--iterations", "\(iterations)", "--warmup", "\(warmup)", "--background", background.path,
+                    "--out", dir.path,
+                ])
+            for line in out.split(separator: "\n") {
+                guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let op = obj["op"] as? String, let w = obj["width"] as? Int, let h = obj["height"] as? Int,
+                    let ms = obj["median_ms"] as? Double
+                else { continue }
+                peerMs["\(op) \(w)x\(h)"] = ms
+            }
         }
         func theirs(_ op: String, _ size: (width: Int, height: Int)) throws -> Double {
+            if oursOnly { return .nan }
             guard let ms = peerMs["\(op) \(size.width)x\(size.height)"] else {
                 throw BenchError("the peer did not report \(op) at \(size.width)×\(size.height)")
             }
@@ -76,7 +81,7 @@ struct SegmentationBench: ParsableCommand {
 
         var rows: [[String]] = [], ratios: [Double] = []
         let levels: [(QualityOption, String)] = [(.fast, "segment_ms1"), (.balanced, "segment_ms0"), (.accurate, "segment_ms1")]
-        for (size, file) in zip(Self.sizes, files) {
+        for (size, file) in zip(Self.sizes, files) where !greetingOnly {
             let label = size.width == size.height ? "\(size.width)²" : "\(size.height)p"
             log("ours: segmentation at \(size.width)×\(size.height)")
             let buffer = try Self.decodedBuffer(file)

@@ -19,12 +19,16 @@ struct AnalyzeCommand: ParsableCommand {
     enum Analysis: String, CaseIterable, ExpressibleByArgument {
         case segmentation
         case faces
+        case bodies
+        case hands
 
         /// The evaluation harness's task this analysis fills.
         var harnessTask: String {
             switch self {
             case .segmentation: "segmentation"
             case .faces: "faces"
+            case .bodies: "bodies"
+            case .hands: "hands"
             }
         }
 
@@ -33,6 +37,8 @@ struct AnalyzeCommand: ParsableCommand {
             switch self {
             case .segmentation: SegmentationStep(quality: command.quality)
             case .faces: FacesStep()
+            case .bodies: BodiesStep()
+            case .hands: HandsStep()
             }
         }
     }
@@ -101,7 +107,7 @@ struct AnalyzeCommand: ParsableCommand {
                 }
             } catch {
                 failures += 1
-                FileHandle.standardError.write(Data("analyze: \(job.image.path): \(error)\n".utf8))
+                FileHandle.standardError.write(Data("analyze: \(job.image.path): \(errorMessage(error))\n".utf8))
             }
         }
         if failures > 0 { throw ExitCode(1) }

@@ -1,0 +1,138 @@
+import PVImaging
+
+extension PoseLandmarker {
+    /// How ``detectMultiScale(in:maxPeople:options:)`` looks for people the whole-image pass misses.
+    public struct MultiScaleOptions: Sendable, Hashable {
+        /// Target tile side in pixels (default 400): tiles overlap by a quarter, at least 2 along the longer side and
+        /// at most 4 along each side. The detector sees each tile at 224 px, so a person is seen
+        /// `224 / tileSide` times their size instead of `224 / imageSide`.
+        public var tileSide: Int = 400
+        /// Tiles are skipped when the people of the whole-image pass already cover at least this fraction of the
+        /// image (the sum of their landmark boxes' areas, clipped to the image; default 0.3): a close portrait
+        /// leaves no room for people too small to be seen. 1 runs the tiles whenever the people found do not fill
+        /// the picture.
+        public var coverageToSkipTiles: Double = 0.3
+        /// Detector score threshold of the tile passes (default 0.3: the landmark model's presence test rejects what
+        /// is not a person, and people partly hidden by others score low).
+        public var tileMinDetectionScore: Double = 0.3
+        /// A tile detection whose ROI's box overlaps a found person's ROI box by more than this IoU is the same
+        /// detection seen again and gets no landmark run (default 0.8; people standing close have ROIs overlapping
+        /// by less).
+        public var sameROIIoU: Double = 0.8
+        /// A person found through a tile is dropped when its landmark box overlaps a person already found by more than
+        /// this IoU (default 0.5).
+        public var duplicateIoU: Double = 0.5
+
+        public init() {}
+
+        func validate() throws {
+            guard (64...4096).contains(tileSide), (0...1).contains(coverageToSkipTiles),
+                (0...1).contains(tileMinDetectionScore), (0...1).contains(sameROIIoU), (0...1).contains(duplicateIoU)
+            else {
+                throw PerceptionError(
+                    .invalidArgument,
+                    "multi-scale options: tileSide \(tileSide) must be 64…4096, coverageToSkipTiles \(coverageToSkipTiles) and "
+                        + "tileMinDetectionScore \(tileMinDetectionScore) and sameROIIoU \(sameROIIoU) 0…1")
+            }
+        }
+
+        /// The tiles of a `width × height` image.
+        func tiles(width: Int, height: Int) -> [RotatedRect] {
+            func count(_ side: Int, atLeast minimum: Int) -> Int {
+                min(4, max(minimum, Int((Double(side) / Double(tileSide)).rounded())))
+            }
+            let tiling = PoseDetector.Tiling(
+                columns: count(width, atLeast: width >= height ? 2 : 1), rows: count(height, atLeast: height > width ? 2 : 1),
+                overlap: 0.25)
+            return tiling.tiles(width: width, height: height)
+        }
+    }
+
+    /// Finds the people in an upright image, small ones included: a whole-image pass as ``detect(in:)``'s, then,
+    /// unless the people found already fill the picture, detector passes over overlapping tiles. A tile detection
+    /// whose ROI overlaps a person already found is skipped; the others get a landmark run and join the people
+    /// unless their landmark box overlaps one already found.
+    ///
+    /// Unlike ``PoseDetector/Tiling`` (one weighted NMS over every pass's candidates, then landmarks), the passes are
+    /// not averaged with each other: a half-visible person at a tile's edge would pull the merged keypoints, and so
+    /// the ROI, off a person the whole image sees well.
+    ///
+    /// - Parameters:
+    ///   - image: any ``PixelFormat``, upright.
+    ///   - maxPeople: most people returned, 1…64.
+    ///   - options: see ``MultiScaleOptions``.
+    /// - Returns: up to `maxPeople` people: the whole-image pass's by descending score, then the tiles'.
+    /// - Throws: ``PerceptionError`` `.invalidArgument` for bad arguments; sampler or interpreter errors.
+    /// - Complexity: one detector run, plus one per tile when the tiles run, and one landmark run per new detection.
+    public func detectMultiScale(in image: PixelBuffer, maxPeople: Int, options multi: MultiScaleOptions = MultiScaleOptions())
+        throws -> [PersonPose]
+    {
+        try multi.validate()
+        guard (1...64).contains(maxPeople) else {
+            throw PerceptionError(.invalidArgument, "maxPeople \(maxPeople) is outside 1…64")
+        }
+        var people: [PersonPose] = []
+        // Whole image, as detect(in:) does, except that a detection whose head box sits on the nose of a person
+        // already found is not given a landmark run: it can only find that person again.
+        for detection in try detector.detect(in: image, minScore: options.minDetectionScore) {
+            if people.count >= maxPeople { break }
+            if Self.isOnAFoundHead(detection, people) { continue }
+            let roi = Self.roi(for: detection)
+            guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite,
+                var person = try landmarks(in: image, roi: roi)
+            else { continue }
+            person.detectionScore = detection.score
+            if let same = people.firstIndex(where: { isSamePerson($0, person) }) {
+                if person.presence > people[same].presence { people[same] = person }
+            } else {
+                people.append(person)
+            }
+        }
+        let W = Double(image.width), H = Double(image.height)
+        let covered = people.reduce(0.0) { sum, p in
+            let b = p.landmarkBoundingBox
+            let w = min(W, b.xMax) - max(0, b.xMin), h = min(H, b.yMax) - max(0, b.yMin)
+            return sum + (w > 0 && h > 0 ? w * h : 0)
+        }
+        guard covered < multi.coverageToSkipTiles * W * H, people.count < maxPeople else { return people }
+
+        var candidates: [Detection] = []
+        for tile in multi.tiles(width: image.width, height: image.height) {
+            candidates += try detector.detect(in: image, region: tile, minScore: multi.tileMinDetectionScore)
+        }
+        // Across tiles: plain NMS (no averaging), highest score first.
+        candidates = NonMaxSuppression.standard(candidates, iouThreshold: PoseDetector.iouThreshold)
+        for detection in candidates {
+            if people.count >= maxPeople { break }
+            let roi = Self.roi(for: detection)
+            guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite else { continue }
+            // Already found: a person whose ROI is nearly this one, or whose nose this head box covers (the same
+            // person seen again by a tile).
+            let box = roi.boundingBox
+            if Self.isOnAFoundHead(detection, people)
+                || people.contains(where: { $0.roi.boundingBox.intersectionOverUnion(with: box) > multi.sameROIIoU })
+            {
+                continue
+            }
+            guard var person = try landmarks(in: image, roi: roi) else { continue }
+            person.detectionScore = detection.score
+            // A tile sees part of the picture, so its detection can describe a person already found from a worse
+            // angle: a result whose landmark box overlaps a found person's is dropped, never swapped in.
+            let found = person.landmarkBoundingBox
+            if people.contains(where: { $0.landmarkBoundingBox.intersectionOverUnion(with: found) > multi.duplicateIoU }) { continue }
+            people.append(person)
+        }
+        return people
+    }
+
+    /// Whether a detection's head box (the pose detector's box is about the head) has a found person's nose within half
+    /// its size of its centre.
+    static func isOnAFoundHead(_ detection: Detection, _ people: [PersonPose]) -> Bool {
+        let c = detection.box.center
+        let reach = 0.5 * max(detection.box.width, detection.box.height)
+        return people.contains { p in
+            let d = p.landmarks[0].position - c
+            return (d * d).sum() < reach * reach
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import PVImaging
+import PVInference
+import PeopleVision
+
+/// `peoplevision bench bodies`: body pose and hand pose against MediaPipe's Python pose and hands solutions
+/// (mediapipe 0.10.21), same images, same run, compared per person and per hand found.
+struct BodiesBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bodies",
+        abstract: "Body pose and hand pose per person / per hand: ours vs MediaPipe (Python).",
+        discussion: """
+            Test images, written as PNG under .build/bench-bodies from the installed samples: astronaut.png \
+            (512×512, one person), two astronauts side by side (1024×512), the same four times at a quarter size in \
+            a 1920×1080 frame (small people: ours tiles the detector, MediaPipe finds at most one person), and \
+            camera.png cropped around the photographer's hand and scaled to 400×400 (hands). 'ours ms' is \
+            VNImageRequestHandler(cvPixelBuffer:) on a pre-decoded 32BGRA buffer with a new request per call, \
+            vs Pose(static_image_mode=True, model_complexity=1).process() and Hands(static_image_mode=True, \
+            max_num_hands=2).process() (decode excluded on both sides). The ratio compares latency per person \
+            (per hand) found: ours ms ÷ ours found over peer ms ÷ peer found; a side that finds nobody is \
+            counted as one.
+            """)
+
+    @Option(help: "Timed runs per measurement.") var iterations = 20
+    @Option(help: "Untimed warm-up runs.") var warmup = 3
+
+    func validate() throws {
+        guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
+    }
+
+    enum Task: String { case pose, hands }
+
+    func run() throws {
+        let peer = try Peer(venvName: "peer-venv-mediapipe")
+        try peer.prepare(requirements: "requirements-segmentation.txt")
+        let dir = peer.root.appendingPathComponent(".build/bench-bodies")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        log("writing the test images to \(dir.path)")
+        let cases = try Self.images()
+        var files: [(name: String, url: URL, tasks: [Task])] = []
+        for c in cases {
+            let url = dir.appendingPathComponent("\(c.name).png")
+            try ImageEncoder.write(c.pixels, to: url, as: .png)
+            files.append((c.name, url, c.tasks))
+        }
+
+        log("peer: MediaPipe pose and hands, \(warmup) + \(iterations) runs per measurement")
+        let out = try peer.script(
+            "bodies_bench.py",
+            ["--images"] + files.map(\.url.path) + ["--iterations", "\(iterations)", "--warmup", "\(warmup)"])
+        var peerResults: [String: (ms: Double, found: Int)] = [:]
+        for line in out.split(separator: "\n") {
+            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
+                let found = obj["found"] as? Int
+            else { continue }
+            peerResults["\(op) \(URL(fileURLWithPath: image).lastPathComponent)"] = (ms, found)
+        }
+
+        var rows: [[String]] = [], ratios: [Double] = []
+        for file in files {
+            let buffer = try SegmentationBench.decodedBuffer(file.url)
+            for task in file.tasks {
+                guard let theirs = peerResults["\(task.rawValue) \(file.url.lastPathComponent)"] else {
+                    throw BenchError("the peer did not report \(task.rawValue) on \(file.name)")
+                }
+                log("ours: \(task.rawValue) on \(file.name)")
+                let found = try Self.perform(task, VNImageRequestHandler(cvPixelBuffer: buffer))
+                let ms = median(try measure(warmup: warmup, iterations: iterations) {
+                    _ = try Self.perform(task, VNImageRequestHandler(cvPixelBuffer: buffer))
+                })
+                let oursPer = ms / Double(max(found, 1)), theirsPer = theirs.ms / Double(max(theirs.found, 1))
+                rows.append([
+                    "\(task.rawValue) \(file.name)", String(format: "%.1f", ms), "\(found)", String(format: "%.1f", oursPer),
+                    String(format: "%.1f", theirs.ms), "\(theirs.found)", String(format: "%.1f", theirsPer),
+                ])
+                ratios.append(oursPer / theirsPer)
+            }
+        }
+        printRatioTable(
+            header: ["case", "ours ms", "ours found", "ours ms per found", "peer ms", "peer found", "peer ms per found"],
+            rows: rows, ratios: ratios)
+    }
+
+    /// Runs a new request of `task` and returns how many people or hands it found.
+    static func perform(_ task: Task, _ handler: VNImageRequestHandler) throws -> Int {
+        switch task {
+        case .pose:
+            let request = VNDetectHumanBodyPoseRequest()
+            try handler.perform([request])
+            return request.results?.count ?? 0
+        case .hands:
+            let request = VNDetectHumanHandPoseRequest()
+            try handler.perform([request])
+            return request.results?.count ?? 0
+        }
+    }
+
+    /// The benchmark images, built from the installed samples.
+    static func images() throws -> [(name: String, pixels: PixelBuffer, tasks: [Task])] {
+        let astronaut = try ImageDecoder.decode(contentsOf: ModelStore.default.url(for: "astronaut.png")).pixels
+            .converted(to: .rgba32)
+        let camera = try ImageDecoder.decode(contentsOf: ModelStore.default.url(for: "camera.png")).pixels
+            .converted(to: .rgba32)
+        let small = try astronaut.resized(width: 160, height: 160)
+        return [
+            ("astronaut-512", astronaut, [.pose, .hands]),
+            ("two-astronauts-1024x512", try paste([astronaut], on: 1024, 512, at: [(0, 0), (512, 0)]), [.pose]),
+            ("four-small-1080p", try paste([small], on: 1920, 1080, at: [(100, 100), (700, 500), (1200, 200), (1650, 800)]), [.pose]),
+            ("camera-hand-400", try camera.cropped(x: 150, y: 40, width: 200, height: 200).resized(width: 400, height: 400), [.hands]),
+        ]
+    }
+
+    /// `images[0]` pasted at each position on a mid-grey canvas.
+    static func paste(_ images: [PixelBuffer], on width: Int, _ height: Int, at positions: [(Int, Int)]) throws -> PixelBuffer {
+        let src = images[0]
+        var canvas = try PixelBuffer(width: width, height: height, format: .rgba32)
+        canvas.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 128) }
+        let s = src.bytesPerRow(), d = canvas.bytesPerRow()
+        src.withUnsafeBytes { sp in
+            canvas.withUnsafeMutableBytes { dp in
+                for (x, y) in positions {
+                    for row in 0..<src.height {
+                        (dp.baseAddress! + (y + row) * d + 4 * x).copyMemory(from: sp.baseAddress! + row * s, byteCount: 4 * src.width)
+                    }
+                }
+            }
+        }
+        return canvas
+    }
+}

@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import PeopleVision
+import PVImaging
+
+/// `peoplevision pose IMAGE [--json] [--overlay OUT.png]`: every person's body pose and human rectangles.
+struct PoseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pose",
+        abstract: "Find every person's 2-D body pose (19 Vision joints) and human rectangles.",
+        discussion: """
+            Runs VNDetectHumanBodyPoseRequest and VNDetectHumanRectanglesRequest (upper-body and full-body boxes). \
+            --json prints one JSON object in the evaluation harness's format (normalized coordinates, lower-left \
+            origin, Vision's joint names) plus "humanRectangles"; otherwise a summary per person. --overlay draws \
+            the skeletons and boxes on the image.
+            """)
+
+    @Argument(help: "The input image (JPEG, PNG, HEIC, WebP).") var image: String
+    @Flag(help: "Print the results as JSON.") var json = false
+    @Option(help: "Write the image with the skeletons drawn on it (.png).") var overlay: String?
+    @Flag(help: "Ignore EXIF orientation (analyse the pixels as stored).") var ignoreOrientation = false
+
+    func validate() throws {
+        if let overlay, URL(fileURLWithPath: overlay).pathExtension.lowercased() != "png" {
+            throw ValidationError("the overlay is written as PNG: give a path ending in .png")
+        }
+    }
+
+    func run() throws {
+        let url = URL(fileURLWithPath: image)
+        guard FileManager.default.isReadableFile(atPath: url.path) else { throw ValidationError("cannot read \(image)") }
+        let handler = ignoreOrientation ? VNImageRequestHandler(url: url, orientation: .up) : VNImageRequestHandler(url: url)
+        let bodies = VNDetectHumanBodyPoseRequest()
+        let upper = VNDetectHumanRectanglesRequest()
+        let full = VNDetectHumanRectanglesRequest()
+        full.upperBodyOnly = false
+        try handler.perform([bodies, upper, full])
+        let size = try handler.imageSize()
+        let found = bodies.results ?? []
+        if json {
+            var record: [String: Any] = ["image": url.lastPathComponent, "width": size.width, "height": size.height]
+            record["bodies"] = BodyRecords.records(found)
+            record["humanRectangles"] = [
+                "upperBody": BodyRecords.boxes(upper.results ?? []), "fullBody": BodyRecords.boxes(full.results ?? []),
+            ]
+            let data = try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
+            print(String(decoding: data, as: UTF8.self))
+        } else {
+            print("\(image): \(found.count) \(found.count == 1 ? "person" : "people") (\(size.width)×\(size.height))")
+            for (k, body) in found.enumerated() {
+                let joints = try body.recognizedPoints(.all).values.filter { $0.confidence > 0 }.count
+                let box = (full.results ?? []).count > k ? full.results![k].boundingBox : .zero
+                print(String(format: "  person %d: confidence %.2f, %d/19 joints, full body box x %.3f y %.3f w %.3f h %.3f",
+                    k + 1, body.confidence, joints, box.minX, box.minY, box.width, box.height))
+            }
+        }
+        if let overlay {
+            var canvas = try Canvas(try handler.uprightImage())
+            BodyRecords.draw(found, upper: upper.results ?? [], full: full.results ?? [], on: &canvas)
+            try ImageEncoder.write(canvas.picture, to: URL(fileURLWithPath: overlay), as: .png)
+        }
+    }
+}
+
+/// Body-pose results in the harness's prediction format, and their drawing.
+enum BodyRecords {
+    /// Harness name of each Vision joint.
+    static let names: [(VNHumanBodyPoseObservation.JointName, String)] = [
+        (.nose, "nose"), (.leftEye, "leftEye"), (.rightEye, "rightEye"), (.leftEar, "leftEar"), (.rightEar, "rightEar"),
+        (.neck, "neck"), (.leftShoulder, "leftShoulder"), (.rightShoulder, "rightShoulder"), (.leftElbow, "leftElbow"),
+        (.rightElbow, "rightElbow"), (.leftWrist, "leftWrist"), (.rightWrist, "rightWrist"), (.root, "root"),
+        (.leftHip, "leftHip"), (.rightHip, "rightHip"), (.leftKnee, "leftKnee"), (.rightKnee, "rightKnee"),
+        (.leftAnkle, "leftAnkle"), (.rightAnkle, "rightAnkle"),
+    ]
+
+    /// Bones drawn between joints.
+    static let bones: [(VNHumanBodyPoseObservation.JointName, VNHumanBodyPoseObservation.JointName)] = [
+        (.leftEar, .leftEye), (.leftEye, .nose), (.nose, .rightEye), (.rightEye, .rightEar), (.nose, .neck),
+        (.leftShoulder, .rightShoulder), (.leftShoulder, .leftElbow), (.leftElbow, .leftWrist),
+        (.rightShoulder, .rightElbow), (.rightElbow, .rightWrist), (.neck, .root), (.leftHip, .rightHip),
+        (.leftShoulder, .leftHip), (.rightShoulder, .rightHip), (.leftHip, .leftKnee), (.leftKnee, .leftAnkle),
+        (.rightHip, .rightKnee), (.rightKnee, .rightAnkle),
+    ]
+
+    /// `[{"confidence", "joints": {name: [x, y, confidence]}}]`, every joint (joints under the confidence floor
+    /// carry 0).
+    static func records(_ bodies: [VNHumanBodyPoseObservation]) -> [[String: Any]] {
+        bodies.map { body in
+            var joints: [String: Any] = [:]
+            for (name, key) in names {
+                if let p = try? body.recognizedPoint(name) { joints[key] = [p.x, p.y, Double(p.confidence)] }
+            }
+            return ["confidence": Double(body.confidence), "joints": joints]
+        }
+    }
+
+    /// `[[x, y, w, h, confidence]]`, normalized, lower-left origin.
+    static func boxes(_ people: [VNHumanObservation]) -> [[Double]] {
+        people.map {
+            [Double($0.boundingBox.minX), Double($0.boundingBox.minY), Double($0.boundingBox.width),
+             Double($0.boundingBox.height), Double($0.confidence)]
+        }
+    }
+
+    /// Skeletons (joints with confidence > 0; left side cyan, right side yellow) and boxes (upper body green, full
+    /// body white).
+    static func draw(_ bodies: [VNHumanBodyPoseObservation], upper: [VNHumanObservation], full: [VNHumanObservation],
+                     on canvas: inout Canvas) {
+        let W = Double(canvas.picture.width), H = Double(canvas.picture.height)
+        func pixel(_ p: VNRecognizedPoint) -> SIMD2<Double> { SIMD2(p.x * W, (1 - p.y) * H) }
+        let width = max(2, min(W, H) / 300)
+        for (people, color) in [(full, Canvas.Color.white), (upper, Canvas.Color.green)] {
+            for person in people {
+                let b = person.boundingBox
+                canvas.rectangle(x: Double(b.minX) * W, y: (1 - Double(b.maxY)) * H, width: Double(b.width) * W,
+                                 height: Double(b.height) * H, color: color, lineWidth: width)
+            }
+        }
+        for body in bodies {
+            for (a, b) in bones {
+                guard let p = try? body.recognizedPoint(a), let q = try? body.recognizedPoint(b),
+                    p.confidence > 0, q.confidence > 0
+                else { continue }
+                let left = a.rawValue.rawValue.hasPrefix("left") || b.rawValue.rawValue.hasPrefix("left")
+                let right = a.rawValue.rawValue.hasPrefix("right") || b.rawValue.rawValue.hasPrefix("right")
+                canvas.line(pixel(p), pixel(q), color: left && !right ? .cyan : right && !left ? .yellow : .magenta, width: width)
+            }
+            for (name, _) in names {
+                guard let p = try? body.recognizedPoint(name), p.confidence > 0 else { continue }
+                canvas.dot(pixel(p), radius: width * 1.5, color: .red)
+            }
+        }
+    }
+}
