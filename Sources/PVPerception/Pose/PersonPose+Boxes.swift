@@ -7,11 +7,16 @@ extension PersonPose {
         return eyes + (eyes - mouth) * 1.6
     }
 
-    /// The full-body box in pixels: the axis-aligned box of all 33 landmarks plus ``headTop``, clipped to the image.
-    /// The model places the landmarks of a person cut off by the frame outside it, so a person running off the
-    /// bottom of the picture gets a box down to the bottom edge. `nil` when nothing is left inside the image.
+    /// The full-body box in pixels: the axis-aligned box of all 33 landmarks plus ``headTop``, grown by a tenth of its
+    /// width on each side and a twentieth of its height at the top and bottom (landmarks are joint centres; the body
+    /// reaches past them), clipped to the image. The model places the landmarks of a person cut off by the frame
+    /// outside it, so a person running off the bottom of the picture gets a box down to the bottom edge. `nil` when
+    /// nothing is left inside the image.
     public func fullBodyBox(imageWidth: Int, imageHeight: Int) -> BoundingBox? {
-        BoundingBox(enclosing: landmarks.map(\.position) + [headTop])?.clipped(width: imageWidth, height: imageHeight)
+        guard let b = BoundingBox(enclosing: landmarks.map(\.position) + [headTop]) else { return nil }
+        let dx = 0.1 * b.width, dy = 0.05 * b.height
+        return BoundingBox(xMin: b.xMin - dx, yMin: b.yMin - dy, xMax: b.xMax + dx, yMax: b.yMax + dy)
+            .clipped(width: imageWidth, height: imageHeight)
     }
 
     /// The upper-body box in pixels: from ``headTop`` down to the lower shoulder, across the face landmarks (0–10),

@@ -15,8 +15,9 @@ import Synchronization
 /// The boxes come from the same multi-person pose pipeline as ``VNDetectHumanBodyPoseRequest`` (one box per
 /// person found, up to 32; pixels of a person outside the image are not boxed):
 /// - **full body** (`upperBodyOnly = false`): the box of the person's 33 body landmarks and of the top of the head
-///   (estimated 1.6 eye–mouth distances above the eyes), clipped to the image: a person cut off by the frame is boxed
-///   to the edge;
+///   (estimated 1.6 eye–mouth distances above the eyes), grown by 10 % of its width at each side and 5 % of its
+///   height at the top and bottom (the landmarks are joint centres), clipped to the image: a person cut off by the
+///   frame is boxed to the edge;
 /// - **upper body** (`upperBodyOnly = true`, the default, and always with revision 1): from the top of the head
 ///   down to the lower shoulder, across the face landmarks, the shoulders and the head top.
 ///
