@@ -99,7 +99,7 @@ public final class VNDetectFaceLandmarksRequest: VNImageBasedRequest, VNFaceObse
             var box = face.boundingBox
             var (roll, yaw, pitch) = (face.roll, face.yaw, face.pitch)
             if inputs == nil, let mesh {
-                box = VNFacePipeline.normalizedRect(mesh.meshBoundingBox, width: region.width, height: region.height)
+                box = VisionCoordinates.rect(mesh.meshBoundingBox, width: region.width, height: region.height)
                 let pose = mesh.headPose
                 (roll, yaw, pitch) = (NSNumber(value: pose.roll), NSNumber(value: pose.yaw), NSNumber(value: pose.pitch))
             }

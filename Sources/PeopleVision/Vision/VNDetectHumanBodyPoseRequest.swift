@@ -85,7 +85,7 @@ public final class VNDetectHumanBodyPoseRequest: VNImageBasedRequest, @unchecked
                 position = l.position
                 confidence = Self.confidence(l)
             }
-            let p = VNHumanPipelines.normalized(position, width: width, height: height)
+            let p = VisionCoordinates.point(position, width: width, height: height)
             return VNRecognizedPoint(
                 x: p.x, y: p.y, confidence: confidence < floor ? 0 : confidence, identifier: name.rawValue)
         }

@@ -80,7 +80,7 @@ public final class VNDetectHumanHandPoseRequest: VNImageBasedRequest, @unchecked
     static func observation(_ hand: HandPose, width: Int, height: Int, revision: Int) -> VNHumanHandPoseObservation {
         let confidence = Float(min(1, max(0, hand.presence)))
         let points = zip(VNHumanHandPoseObservation.JointName.all, hand.landmarks).map { name, l in
-            let p = VNHumanPipelines.normalized(l.position, width: width, height: height)
+            let p = VisionCoordinates.point(l.position, width: width, height: height)
             return VNRecognizedPoint(x: p.x, y: p.y, confidence: confidence, identifier: name.rawValue)
         }
         return VNHumanHandPoseObservation(

@@ -47,7 +47,7 @@ public final class VNDetectHumanRectanglesRequest: VNImageBasedRequest, @uncheck
             let box = upper ? person.upperBodyBox(imageWidth: W, imageHeight: H) : person.fullBodyBox(imageWidth: W, imageHeight: H)
             guard let box else { return nil }
             return VNHumanObservation(
-                boundingBox: VNHumanPipelines.normalized(box, width: W, height: H),
+                boundingBox: VisionCoordinates.rect(box, width: W, height: H),
                 confidence: Float(min(1, max(0, person.presence))), upperBodyOnly: upper, requestRevision: revision)
         }
     }

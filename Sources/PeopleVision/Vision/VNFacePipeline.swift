@@ -29,19 +29,6 @@ enum VNFacePipeline {
     /// Most faces one request reports.
     static let maximumFaces = 64
 
-    /// A pixel box (top-left origin) as a normalized rect with a lower-left origin.
-    static func normalizedRect(_ b: BoundingBox, width: Int, height: Int) -> CGRect {
-        let W = Double(width), H = Double(height)
-        return CGRect(x: b.xMin / W, y: 1 - b.yMax / H, width: b.width / W, height: b.height / H)
-    }
-
-    /// A normalized lower-left rect as a pixel box (top-left origin).
-    static func pixelBox(_ r: CGRect, width: Int, height: Int) -> BoundingBox {
-        let W = Double(width), H = Double(height)
-        return BoundingBox(
-            xMin: Double(r.minX) * W, yMin: (1 - Double(r.maxY)) * H, xMax: Double(r.maxX) * W, yMax: (1 - Double(r.minY)) * H)
-    }
-
     /// Runs `body`, reporting pipeline errors as Vision errors.
     static func run<R>(_ body: () throws -> R) throws -> R {
         do {
@@ -97,7 +84,7 @@ enum VNFacePipeline {
             }
             result.append(
                 VNFaceObservation(
-                    boundingBox: normalizedRect(box, width: W, height: H), confidence: score, requestRevision: revision,
+                    boundingBox: VisionCoordinates.rect(box, width: W, height: H), confidence: score, requestRevision: revision,
                     roll: roll, yaw: yaw, pitch: pitch, landmarks: nil, faceCaptureQuality: nil,
                     source: FaceSource(detection: detection, mesh: mesh, width: W, height: H)))
         }
@@ -128,7 +115,7 @@ enum VNFacePipeline {
             guard b.width > 0, b.height > 0, b.minX.isFinite, b.minY.isFinite, b.width.isFinite, b.height.isFinite else {
                 throw VNError(.invalidArgument, "input face observation has an empty or non-finite boundingBox \(b)")
             }
-            let box = pixelBox(b, width: region.width, height: region.height)
+            let box = VisionCoordinates.pixelBox(b, width: region.width, height: region.height)
             let angle = -(observation.roll?.doubleValue ?? 0)
             guard angle.isFinite else { throw VNError(.invalidArgument, "input face observation has a non-finite roll") }
             let roi = ROI.rect(box: box, angle: angle).transformed(by: .faceMesh)

@@ -20,6 +20,12 @@ enum VNHumanPipelines {
         init(_ value: VNImageContext) { self.value = value }
     }
 
+    /// XNNPACK threads per body and hand model: one, as for faces and person segmentation. A second thread
+    /// saves about a third of a large model's time on an idle machine, but on a busy one the shared worker
+    /// pool's waiting made runs 5–20 times slower (`peoplevision bench bodies`: 52 ms with one thread, 978 ms
+    /// with two, at load 6). Requests on different handlers still use every core by running side by side.
+    static let threads = 1
+
     /// The multi-person pose landmarker (kernel 7 as MediaPipe's graph, no masks).
     static func bodyLandmarker() throws -> PoseLandmarker {
         if let b = body.withLock({ $0 }) { return b }
@@ -29,7 +35,7 @@ enum VNHumanPipelines {
         // Lower than MediaPipe's 0.5: people partly hidden by others score low, and the landmark model's presence
         // test (> 0.5) still rejects what is not a person (measured on the evaluation sets: 20 → 27 of 38 people).
         options.minDetectionScore = 0.3
-        let made = try PoseLandmarker(options: options)
+        let made = try PoseLandmarker(options: options, threads: threads)
         return body.withLock { b in
             if let raced = b { return raced }
             b = made
@@ -43,7 +49,7 @@ enum VNHumanPipelines {
         var options = HandLandmarker.Options()
         options.maxHands = maxHands
         options.maxPalmCandidates = max(4, maxHands + 2)
-        let made = try HandLandmarker(options: options)
+        let made = try HandLandmarker(options: options, threads: threads)
         return hands.withLock { h in
             if let raced = h[maxHands] { return raced }
             h[maxHands] = made
@@ -73,16 +79,5 @@ enum VNHumanPipelines {
             if r.count > 4 { r.removeFirst(r.count - 4) }
         }
         return people
-    }
-
-    /// A pixel position (top-left origin) in an image of `width × height` as a normalized lower-left point.
-    static func normalized(_ p: SIMD2<Double>, width: Int, height: Int) -> (x: Double, y: Double) {
-        (p.x / Double(width), 1 - p.y / Double(height))
-    }
-
-    /// A pixel box (top-left origin) as a normalized lower-left rect.
-    static func normalized(_ b: BoundingBox, width: Int, height: Int) -> CGRect {
-        let W = Double(width), H = Double(height)
-        return CGRect(x: b.xMin / W, y: 1 - b.yMax / H, width: b.width / W, height: b.height / H)
     }
 }
