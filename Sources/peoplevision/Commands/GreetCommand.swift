@@ -131,7 +131,8 @@ extension Greeting {
                 result = Result {
                     let image = try Greeting.background(inputs.backdrop, extent: extent, photo: inputs.photo)
                     if case .color = inputs.backdrop { return image }
-                    return CIImage(pixels: try CIContext().renderPixels(image, format: .rgba32))
+                    // Premultiplied, as the renderer works: no unpremultiply pass (the image is opaque anyway).
+                    return CIImage(pixels: try CIContext().renderPixels(image, format: .rgba32, straightAlpha: false), premultiplied: true)
                 }
                 done.signal()
             }
