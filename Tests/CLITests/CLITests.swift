@@ -82,6 +82,30 @@ import Testing
         #expect(corner.0 < 10 && corner.1 > 245 && corner.2 < 10, "the background corner is the green backdrop")
     }
 
+    @Test func greetOverAnImageBackdrop() throws {
+        // A uniform backdrop: where the mask is 0 (the corner, as in greetComposites) the greeting shows its colour.
+        let backdrop = Self.scratch("backdrop.png"), out = Self.scratch("greeting-backdrop.png")
+        defer { for f in [backdrop, out] { try? FileManager.default.removeItem(at: f) } }
+        var pixels = try PixelBuffer(width: 7, height: 5, format: .rgba32)
+        pixels.withUnsafeMutableBytes { p in
+            for i in stride(from: 0, to: p.count, by: 4) { (p[i], p[i + 1], p[i + 2], p[i + 3]) = (200, 30, 90, 255) }
+        }
+        try ImageEncoder.encode(pixels, as: .png).write(to: backdrop)
+        let photo = try TestFiles.installed("astronaut.png").path
+        let r = try Self.run(["greet", photo, "--background", backdrop.path, "-o", out.path, "--quality", "fast"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let picture = try ImageDecoder.decode(contentsOf: out).pixels.converted(to: .rgba32)
+        let corner = picture.withUnsafeBytes { p in (Int(p[0]), Int(p[1]), Int(p[2])) }
+        #expect(abs(corner.0 - 200) <= 10 && abs(corner.1 - 30) <= 10 && abs(corner.2 - 90) <= 10, "corner \(corner)")
+
+        // A backdrop that cannot be read fails cleanly and writes nothing.
+        try? FileManager.default.removeItem(at: out)
+        let bad = try Self.run(["greet", photo, "--background", "/nonexistent/backdrop.jpg", "-o", out.path])
+        #expect(bad.status != 0)
+        #expect(bad.stderr.contains("cannot read"), "\(bad.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
     @Test func analyzePrintsOneRecordPerImage() throws {
         let r = try Self.run(["analyze", try TestFiles.installed("chelsea.png").path, try TestFiles.installed("astronaut.png").path, "--json", "-"])
         #expect(r.status == 0, "\(r.stderr)")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PeopleVision
+import PVImaging
 
 /// `peoplevision greet IMAGE --background …`: the photo greeting — the people of one image over a new background.
 struct GreetCommand: ParsableCommand {
@@ -62,29 +63,27 @@ enum Greeting {
     /// Writes the greeting of `photo` to `output` (format from the extension) and returns its size.
     @discardableResult
     static func make(photo path: URL, backdrop: Backdrop, quality: QualityOption, output: URL) throws -> (width: Int, height: Int) {
+        // The backdrop is prepared on another thread and rendered there to 8-bit pixels, so the final blend
+        // reads plain pixels instead of resampling. A backdrop image needs only the photo's size, which the
+        // file's header gives: it starts while the photo decodes. Blur and pose need the photo's pixels:
+        // they start with the segmentation, whose two model branches leave a core idle part of the time.
+        var early: BackdropTask?
+        if case .image = backdrop, let info = try? ImageDecoder.info(contentsOf: path) {
+            early = BackdropTask(backdrop, extent: CGRect(x: 0, y: 0, width: info.width, height: info.height), photo: nil)
+        }
         let photo = try loadImage(path.path).image
+        // The header's size is the decoded extent except for files the decoder turns (HEIC): then start over.
+        let prepared = early.flatMap { $0.extent == photo.extent ? $0 : nil }
+            ?? BackdropTask(backdrop, extent: photo.extent, photo: photo)
         let request = VNGeneratePersonSegmentationRequest()
         request.qualityLevel = quality.level
         request.outputPixelFormat = kCVPixelFormatType_OneComponent8
         // The photo is decoded once, for Core Image; Vision analyses the same pixels.
-        try VNImageRequestHandler(ciImage: photo).perform([request])
+        let segmented = Result { try VNImageRequestHandler(ciImage: photo).perform([request]) }
+        let background = try prepared.wait()
+        try segmented.get()
         guard let maskBuffer = request.results?.first?.pixelBuffer else { throw ValidationError("no mask was produced") }
         let mask = CIImage(cvPixelBuffer: maskBuffer)
-
-        let background: CIImage
-        switch backdrop {
-        case .blur:
-            background = photo.clampedToExtent().applyingGaussianBlur(sigma: max(photo.extent.width, photo.extent.height) / 60)
-                .cropped(to: photo.extent)
-        case .color(let color):
-            background = CIImage(color: color).cropped(to: photo.extent)
-        case .pose:
-            background = CIImage(color: try FacePoseColor.color(of: photo)).cropped(to: photo.extent)
-        case .image(let file):
-            let scene = try loadImage(file.path).image
-            background = scene.transformed(by: __CGAffineTransformMake(
-                photo.extent.width / scene.extent.width, 0, 0, photo.extent.height / scene.extent.height, 0, 0))
-        }
         let scaledMask = mask.transformed(by: __CGAffineTransformMake(
             photo.extent.width / mask.extent.width, 0, 0, photo.extent.height / mask.extent.height, 0, 0))
         let blend = CIFilter.blendWithRedMask()
@@ -94,5 +93,61 @@ enum Greeting {
         guard let composite = blend.outputImage else { throw ValidationError("the blend produced no image") }
         try write(composite.cropped(to: photo.extent), to: output)
         return (Int(photo.extent.width), Int(photo.extent.height))
+    }
+}
+
+extension Greeting {
+    /// The greeting's background over `extent`, the photo's; `photo` is needed for `.blur` and `.pose` only.
+    static func background(_ backdrop: Backdrop, extent: CGRect, photo: CIImage?) throws -> CIImage {
+        switch backdrop {
+        case .blur, .pose:
+            guard let photo else { throw ValidationError("the \(backdrop) backdrop needs the photo") }
+            if case .pose = backdrop { return CIImage(color: try FacePoseColor.color(of: photo)).cropped(to: extent) }
+            return photo.clampedToExtent().applyingGaussianBlur(sigma: max(extent.width, extent.height) / 60)
+                .cropped(to: extent)
+        case .color(let color):
+            return CIImage(color: color).cropped(to: extent)
+        case .image(let file):
+            let scene = try loadImage(file.path).image
+            return scene.transformed(by: __CGAffineTransformMake(
+                extent.width / scene.extent.width, 0, 0, extent.height / scene.extent.height, 0, 0))
+                .cropped(to: extent)
+        }
+    }
+
+    /// ``background(_:extent:photo:)`` computed on another thread and rendered to 8-bit pixels (a plain colour stays a constant).
+    final class BackdropTask: @unchecked Sendable {
+        // Written once by the worker before `done` is signalled, read only after `wait()` returns.
+        private var result: Result<CIImage, Error> = .failure(ValidationError("the backdrop was not prepared"))
+        private let done = DispatchSemaphore(value: 0)
+
+        /// The extent the background covers.
+        let extent: CGRect
+
+        init(_ backdrop: Backdrop, extent: CGRect, photo: CIImage?) {
+            self.extent = extent
+            let inputs = UncheckedInputs(backdrop: backdrop, photo: photo)
+            Thread.detachNewThread { [self] in
+                result = Result {
+                    let image = try Greeting.background(inputs.backdrop, extent: extent, photo: inputs.photo)
+                    if case .color = inputs.backdrop { return image }
+                    // Premultiplied, as the renderer works: no unpremultiply pass (the image is opaque anyway).
+                    return CIImage(pixels: try CIContext().renderPixels(image, format: .rgba32, straightAlpha: false), premultiplied: true)
+                }
+                done.signal()
+            }
+        }
+
+        /// The background, once ready.
+        func wait() throws -> CIImage {
+            done.wait()
+            return try result.get()
+        }
+    }
+
+    /// The worker's inputs: images are immutable recipes, read-only on both threads.
+    private struct UncheckedInputs: @unchecked Sendable {
+        let backdrop: Backdrop
+        let photo: CIImage?
     }
 }
