@@ -103,18 +103,20 @@ public final class FaceDetector: Sendable {
         }
         try tiling?.validate()
         let whole = RotatedRect(covering: image)
-        var candidates: [Detection] = []
-        if model != .fullRange {
-            candidates += try run(short, image: image, rect: whole, minScore: minScore ?? Self.shortRangeThreshold)
-        }
+        let fullThreshold = minScore ?? (model == .combined ? Self.combinedThreshold : Self.fullRangeThreshold)
+        let shortThreshold = minScore ?? Self.shortRangeThreshold
+        // The passes are independent and each model runs on one thread, so they run side by side; results
+        // keep the sequential order (short range, full range, tiles), so the outcome is the same.
+        var passes: [@Sendable () throws -> [Detection]] = []
+        if model != .fullRange { passes.append { [self] in try self.run(self.short, image: image, rect: whole, minScore: shortThreshold) } }
+        if model != .shortRange { passes.append { [self] in try self.run(self.full, image: image, rect: whole, minScore: fullThreshold) } }
+        let tiles = model != .shortRange ? tiling?.tiles(width: image.width, height: image.height) ?? [] : []
+        for tile in tiles { passes.append { [self] in try self.run(self.full, image: image, rect: tile, minScore: fullThreshold) } }
+        let results = try concurrently(passes)
+        let candidates = Array(results.dropLast(tiles.count).joined())
         if model != .shortRange {
-            let threshold = minScore ?? (model == .combined ? Self.combinedThreshold : Self.fullRangeThreshold)
-            candidates += try run(full, image: image, rect: whole, minScore: threshold)
-            if let tiling {
-                var tiled: [Detection] = []
-                for tile in tiling.tiles(width: image.width, height: image.height) {
-                    tiled += try run(full, image: image, rect: tile, minScore: threshold)
-                }
+            if tiling != nil {
+                let tiled = Array(results.suffix(tiles.count).joined())
                 // Tiles only add faces: a tile detection overlapping a whole-image one is dropped, so the faces
                 // the whole-image passes find keep exactly the boxes they have without tiling.
                 let found = NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold)

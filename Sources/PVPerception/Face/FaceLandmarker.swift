@@ -225,19 +225,21 @@ public final class FaceLandmarker: Sendable {
 
     /// Runs the iris model on both eyes: overwrites the 71 eye-region points of each and appends the irises.
     private func refineEyes(_ landmarks: inout [Landmark], image: PixelBuffer) throws {
-        var irises: [[Landmark]] = []
-        for (corners, region, flip) in [
+        let eyes = [
             (FaceMeshTopology.rightEyeCorners, FaceMeshTopology.rightEyeRegion, false),
             (FaceMeshTopology.leftEyeCorners, FaceMeshTopology.leftEyeRegion, true),
-        ] {
-            let roi = Self.irisROI(landmarks[corners.0].position, landmarks[corners.1].position)
-            let (eye, iris) = try runIris(image: image, roi: roi, flip: flip)
-            for (k, index) in region.enumerated() {
-                landmarks[index] = eye[k]
+        ]
+        // The two eyes' ROIs come from their own corners only, so both iris runs go side by side.
+        let mesh = landmarks
+        let results = try concurrently(eyes.map { eye in
+            { @Sendable [self] in
+                try self.runIris(image: image, roi: Self.irisROI(mesh[eye.0.0].position, mesh[eye.0.1].position), flip: eye.2)
             }
-            irises.append(iris)
+        })
+        for ((_, region, _), (eye, _)) in zip(eyes, results) {
+            for (k, index) in region.enumerated() { landmarks[index] = eye[k] }
         }
-        landmarks += irises[0] + irises[1]
+        landmarks += results[0].iris + results[1].iris
     }
 
     private func runIris(image: PixelBuffer, roi: RotatedRect, flip: Bool) throws -> (eye: [Landmark], iris: [Landmark]) {
