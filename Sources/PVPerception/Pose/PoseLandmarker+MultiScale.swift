@@ -96,10 +96,11 @@ extension PoseLandmarker {
         }
         guard covered < multi.coverageToSkipTiles * W * H, people.count < maxPeople else { return people }
 
-        var candidates: [Detection] = []
-        for tile in multi.tiles(width: image.width, height: image.height) {
-            candidates += try detector.detect(in: image, region: tile, minScore: multi.tileMinDetectionScore)
-        }
+        // The tiles are independent single-threaded detector runs: side by side, results in tile order.
+        let detector = self.detector, minScore = multi.tileMinDetectionScore
+        var candidates = Array(try concurrently(multi.tiles(width: image.width, height: image.height).map { tile in
+            { @Sendable in try detector.detect(in: image, region: tile, minScore: minScore) }
+        }).joined())
         // Across tiles: plain NMS (no averaging), highest score first.
         candidates = NonMaxSuppression.standard(candidates, iouThreshold: PoseDetector.iouThreshold)
         for detection in candidates {
