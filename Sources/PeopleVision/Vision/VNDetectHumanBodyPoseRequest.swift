@@ -14,7 +14,7 @@ import PVPerception
 ///
 /// One ``VNHumanBodyPoseObservation`` per person (up to 32), not only the most prominent one: MediaPipe's pose
 /// detector finds the people on the whole image (score ≥ 0.3) and, unless the people found already fill the picture,
-/// on overlapping tiles of about 400 px as well, so that small people in large frames and people partly hidden by
+/// on overlapping tiles of about 320 px as well, so that small people in large frames and people partly hidden by
 /// others are found; BlazePose's landmark model places 33 points on each (kept when its presence is above 0.5), and
 /// results describing one person twice are merged. See ``VNHumanBodyPoseObservation`` for the joints and their
 /// confidences.

@@ -58,7 +58,7 @@ enum VNHumanPipelines {
     }
 
     /// The people in a request's region of interest (pixels of the region). Multi-scale: the whole-image pass, then
-    /// tiles of about 400 px unless the people found fill the picture
+    /// tiles of about 320 px unless the people found fill the picture
     /// (``PoseLandmarker/detectMultiScale(in:maxPeople:options:)``); otherwise the whole-image pass only (enough for
     /// the hand request's wrist search: the people whose hands are too small for the palm pass are large). Computed
     /// once per handler and region: a multi-scale result also serves a whole-image request.
