@@ -135,4 +135,12 @@ import Testing
         #expect(overlay.width == original.width && overlay.height == original.height)
         #expect(FileManager.default.fileExists(atPath: dir.appendingPathComponent("astronaut.seg.png").path))
     }
+
+    @Test(arguments: ["pose", "hands"])
+    func bodiesAndHandsReportUnreadableImages(_ command: String) throws {
+        let r = try Self.run([command, "/nonexistent/photo.jpg", "--json"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("VNErrorCode.invalidImage"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+    }
 }

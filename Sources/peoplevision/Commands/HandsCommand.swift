@@ -29,7 +29,6 @@ struct HandsCommand: ParsableCommand {
 
     func run() throws {
         let url = URL(fileURLWithPath: image)
-        guard FileManager.default.isReadableFile(atPath: url.path) else { throw ValidationError("cannot read \(image)") }
         let handler = ignoreOrientation ? VNImageRequestHandler(url: url, orientation: .up) : VNImageRequestHandler(url: url)
         let request = VNDetectHumanHandPoseRequest()
         request.maximumHandCount = maxHands

@@ -28,7 +28,6 @@ struct PoseCommand: ParsableCommand {
 
     func run() throws {
         let url = URL(fileURLWithPath: image)
-        guard FileManager.default.isReadableFile(atPath: url.path) else { throw ValidationError("cannot read \(image)") }
         let handler = ignoreOrientation ? VNImageRequestHandler(url: url, orientation: .up) : VNImageRequestHandler(url: url)
         let bodies = VNDetectHumanBodyPoseRequest()
         let upper = VNDetectHumanRectanglesRequest()
