@@ -78,16 +78,7 @@ extension PoseLandmarker {
         for detection in try detector.detect(in: image, minScore: options.minDetectionScore) {
             if people.count >= maxPeople { break }
             if Self.isOnAFoundHead(detection, people) { continue }
-            let roi = Self.roi(for: detection)
-            guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite,
-                var person = try landmarks(in: image, roi: roi)
-            else { continue }
-            person.detectionScore = detection.score
-            if let same = people.firstIndex(where: { isSamePerson($0, person) }) {
-                if person.presence > people[same].presence { people[same] = person }
-            } else {
-                people.append(person)
-            }
+            try addLandmarks(of: detection, in: image, to: &people)
         }
         let W = Double(image.width), H = Double(image.height)
         let covered = people.reduce(0.0) { sum, p in

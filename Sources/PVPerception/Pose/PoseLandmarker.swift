@@ -156,18 +156,24 @@ public final class PoseLandmarker: Sendable {
         var people: [PersonPose] = []
         for detection in detections {
             if people.count >= maxPeople { break }
-            let roi = Self.roi(for: detection)
-            guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite,
-                var person = try landmarks(in: image, roi: roi)
-            else { continue }
-            person.detectionScore = detection.score
-            if let same = people.firstIndex(where: { isSamePerson($0, person) }) {
-                if person.presence > people[same].presence { people[same] = person }
-            } else {
-                people.append(person)
-            }
+            try addLandmarks(of: detection, in: image, to: &people)
         }
         return people
+    }
+
+    /// Runs the landmarks on one detection's ROI and adds the person to `people`, or, when it is someone already
+    /// there, keeps whichever of the two the model is surer of. Degenerate ROIs and absent people add nothing.
+    func addLandmarks(of detection: Detection, in image: PixelBuffer, to people: inout [PersonPose]) throws {
+        let roi = Self.roi(for: detection)
+        guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite,
+            var person = try landmarks(in: image, roi: roi)
+        else { return }
+        person.detectionScore = detection.score
+        if let same = people.firstIndex(where: { isSamePerson($0, person) }) {
+            if person.presence > people[same].presence { people[same] = person }
+        } else {
+            people.append(person)
+        }
     }
 
     /// The landmark ROI of a pose detection in pixels (MODELS.md §7.4): alignment points kp0 → kp1 at 90°, ×1.25,

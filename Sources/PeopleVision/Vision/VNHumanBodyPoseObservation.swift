@@ -115,9 +115,7 @@ public final class VNHumanBodyPoseObservation: VNRecognizedPointsObservation, @u
     /// The joints of a group, by name.
     /// - Throws: ``VNErrorCode/invalidArgument`` for an unknown group.
     public func recognizedPoints(_ jointsGroupName: JointsGroupName) throws -> [JointName: VNRecognizedPoint] {
-        var result: [JointName: VNRecognizedPoint] = [:]
-        for (k, p) in try recognizedPoints(forGroupKey: jointsGroupName.rawValue) { result[JointName(rawValue: k)] = p }
-        return result
+        try recognizedPoints(forGroupKey: jointsGroupName.rawValue, keyedAs: JointName.self)
     }
 
     /// The joints as a `[1, 3, 18]` array of doubles: row 0 x, row 1 y, row 2 confidence; columns in OpenPose-18

@@ -114,8 +114,6 @@ public final class VNHumanHandPoseObservation: VNRecognizedPointsObservation, @u
     /// The joints of a group, by name.
     /// - Throws: ``VNErrorCode/invalidArgument`` for an unknown group.
     public func recognizedPoints(_ jointsGroupName: JointsGroupName) throws -> [JointName: VNRecognizedPoint] {
-        var result: [JointName: VNRecognizedPoint] = [:]
-        for (k, p) in try recognizedPoints(forGroupKey: jointsGroupName.rawValue) { result[JointName(rawValue: k)] = p }
-        return result
+        try recognizedPoints(forGroupKey: jointsGroupName.rawValue, keyedAs: JointName.self)
     }
 }

@@ -52,6 +52,17 @@ open class VNRecognizedPointsObservation: VNObservation, @unchecked Sendable {
         return result
     }
 
+    /// The points of a group keyed by a typed name (the body's and hand's `recognizedPoints(_:)`).
+    func recognizedPoints<Name: RawRepresentable & Hashable>(
+        forGroupKey groupKey: VNRecognizedPointGroupKey, keyedAs _: Name.Type
+    ) throws -> [Name: VNRecognizedPoint] where Name.RawValue == VNRecognizedPointKey {
+        var result: [Name: VNRecognizedPoint] = [:]
+        for (k, p) in try recognizedPoints(forGroupKey: groupKey) {
+            if let name = Name(rawValue: k) { result[name] = p }
+        }
+        return result
+    }
+
     /// The points as a `[1, 3, N]` array of doubles: row 0 x, row 1 y, row 2 confidence, one column per point
     /// (the concrete observation documents the column order).
     /// - Throws: never for body and hand observations; declared throwing as Apple's is.
