@@ -83,7 +83,7 @@ struct BodyPoseEndToEndTests {
             if ref.visibility > 0.8 { #expect(p.confidence > 0.5, "\(joint) is clearly visible") }
         }
         #expect(compared >= 8, "MediaPipe sees 8 of the 17 joints")
-        // Hips, knees and ankles are below the frame: confidence floored to 0, the point still reported.
+        // Knees and ankles are below the frame: confidence 0, the point still reported.
         for joint in [Joint.leftKnee, .rightKnee, .leftAnkle, .rightAnkle] {
             let p = try body.recognizedPoint(joint)
             #expect(p.confidence == 0, "\(joint) is outside the image")

@@ -117,19 +117,40 @@ public final class HandLandmarker: Sendable {
     ///
     /// - Parameters:
     ///   - image: any ``PixelFormat``, upright.
-    ///   - bodies: called at most once, only when the wrist search runs, for the people in the image (pixels), e.g.
+    ///   - bodies: called at most once, only when the wrist search runs (on another thread, beside the palm
+    ///     landmark runs, when it is sure to run), for the people in the image (pixels), e.g.
     ///     `{ try poseLandmarker.detect(in: image) }`. `nil`: no wrist search.
     /// - Returns: up to ``Options/maxHands`` hands, largest first.
     /// - Throws: errors of the sampler, the interpreters or `bodies`.
     /// - Complexity: one palm-detector run plus `1 + recropPasses` landmark runs per candidate ROI.
-    public func detect(in image: PixelBuffer, bodies: (() throws -> [PersonPose])? = nil) throws -> [HandPose] {
-        var hands: [HandPose] = []
+    public func detect(in image: PixelBuffer, bodies: (@Sendable () throws -> [PersonPose])? = nil) throws -> [HandPose] {
         let palms = try palmDetector.detect(in: image, minScore: options.minDetectionScore)
-        for palm in palms.prefix(options.maxPalmCandidates) {
-            let roi = Self.roi(forPalm: palm)
-            guard var hand = try refinedLandmarks(in: image, roi: roi, source: .palm) else { continue }
-            hand.detectionScore = palm.score
-            insert(hand, into: &hands)
+            .prefix(options.maxPalmCandidates)
+        // Each palm's landmark runs are independent of the others': side by side, merged in palm order. When
+        // there are too few palms to reach maxHands, the wrist search is sure to run, so the body pipeline runs
+        // beside them instead of after them.
+        let searchSurely: Bool
+        switch options.bodyWristSearch {
+        case .never: searchSurely = false
+        case .whenHandsMissing: searchSurely = bodies != nil && palms.count < options.maxHands
+        case .always: searchSurely = bodies != nil
+        }
+        enum Outcome: Sendable { case hand(HandPose?), people([PersonPose]) }
+        var jobs: [@Sendable () throws -> Outcome] = palms.map { palm in
+            { [self] in
+                var hand = try refinedLandmarks(in: image, roi: Self.roi(forPalm: palm), source: .palm)
+                hand?.detectionScore = palm.score
+                return .hand(hand)
+            }
+        }
+        if searchSurely, let bodies { jobs.append { .people(try bodies()) } }
+        var hands: [HandPose] = []
+        var people: [PersonPose]?
+        for outcome in try concurrently(jobs) {
+            switch outcome {
+            case .hand(let hand): if let hand { insert(hand, into: &hands) }
+            case .people(let found): people = found
+            }
         }
         let search: Bool
         switch options.bodyWristSearch {
@@ -138,7 +159,11 @@ public final class HandLandmarker: Sendable {
         case .always: search = true
         }
         if search, let bodies {
-            for person in try bodies() {
+            let people = try people ?? bodies()
+            // One ROI per visible wrist not covered by a hand found so far; their landmark runs side by side, each
+            // result dropped if a hand merged before it covers its wrist (as searching them one by one would).
+            var wrists: [(wrist: SIMD2<Double>, roi: RotatedRect, side: HandPose.Side)] = []
+            for person in people {
                 for side in [HandPose.Side.left, .right] {
                     let (w, p, i) = side == .left ? (15, 17, 19) : (16, 18, 20)
                     let wrist = person.landmarks[w]
@@ -146,11 +171,17 @@ public final class HandLandmarker: Sendable {
                         wrist.x >= 0, wrist.y >= 0, wrist.x < Double(image.width), wrist.y < Double(image.height),
                         !hands.contains(where: { $0.landmarkBoundingBox.contains(wrist.position) }),
                         let roi = Self.roi(wrist: wrist.position, index: person.landmarks[i].position,
-                            pinky: person.landmarks[p].position),
-                        let hand = try refinedLandmarks(in: image, roi: roi, source: .bodyWrist(side))
+                            pinky: person.landmarks[p].position)
                     else { continue }
-                    insert(hand, into: &hands)
+                    wrists.append((wrist.position, roi, side))
                 }
+            }
+            let found = try concurrently(wrists.map { w in
+                { @Sendable [self] in try refinedLandmarks(in: image, roi: w.roi, source: .bodyWrist(w.side)) }
+            })
+            for (w, hand) in zip(wrists, found) {
+                guard let hand, !hands.contains(where: { $0.landmarkBoundingBox.contains(w.wrist) }) else { continue }
+                insert(hand, into: &hands)
             }
         }
         hands.sort { $0.size > $1.size }

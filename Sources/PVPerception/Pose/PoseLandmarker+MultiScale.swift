@@ -75,11 +75,10 @@ extension PoseLandmarker {
         var people: [PersonPose] = []
         // Whole image, as detect(in:) does, except that a detection whose head box sits on the nose of a person
         // already found is not given a landmark run: it can only find that person again.
-        for detection in try detector.detect(in: image, minScore: options.minDetectionScore) {
-            if people.count >= maxPeople { break }
-            if Self.isOnAFoundHead(detection, people) { continue }
-            try addLandmarks(of: detection, in: image, to: &people)
-        }
+        try runLandmarks(
+            for: try detector.detect(in: image, minScore: options.minDetectionScore), in: image, into: &people,
+            maxPeople: maxPeople, skip: Self.isOnAFoundHead
+        ) { self.add($0, to: &$1) }
         let W = Double(image.width), H = Double(image.height)
         let covered = people.reduce(0.0) { sum, p in
             let b = p.landmarkBoundingBox
@@ -95,25 +94,23 @@ extension PoseLandmarker {
         }).joined())
         // Across tiles: plain NMS (no averaging), highest score first.
         candidates = NonMaxSuppression.standard(candidates, iouThreshold: PoseDetector.iouThreshold)
-        for detection in candidates {
-            if people.count >= maxPeople { break }
-            let roi = Self.roi(for: detection)
-            guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite else { continue }
-            // Already found: a person whose ROI is nearly this one, or whose nose this head box covers (the same
-            // person seen again by a tile).
-            let box = roi.boundingBox
-            if Self.isOnAFoundHead(detection, people)
-                || people.contains(where: { $0.roi.boundingBox.intersectionOverUnion(with: box) > multi.sameROIIoU })
-            {
-                continue
+        // Already found: a person whose ROI is nearly this one, or whose nose this head box covers (the same person
+        // seen again by a tile).
+        let sameROIIoU = multi.sameROIIoU, duplicateIoU = multi.duplicateIoU
+        try runLandmarks(
+            for: candidates, in: image, into: &people, maxPeople: maxPeople,
+            skip: { detection, people in
+                let box = Self.roi(for: detection).boundingBox
+                return Self.isOnAFoundHead(detection, people)
+                    || people.contains(where: { $0.roi.boundingBox.intersectionOverUnion(with: box) > sameROIIoU })
             }
-            guard var person = try landmarks(in: image, roi: roi) else { continue }
-            person.detectionScore = detection.score
+        ) { person, people in
             // A tile sees part of the picture, so its detection can describe a person already found from a worse
             // angle: a result whose landmark box overlaps a found person's is dropped, never swapped in.
             let found = person.landmarkBoundingBox
-            if people.contains(where: { $0.landmarkBoundingBox.intersectionOverUnion(with: found) > multi.duplicateIoU }) { continue }
-            people.append(person)
+            if !people.contains(where: { $0.landmarkBoundingBox.intersectionOverUnion(with: found) > duplicateIoU }) {
+                people.append(person)
+            }
         }
         return people
     }

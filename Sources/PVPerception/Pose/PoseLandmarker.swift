@@ -1,3 +1,4 @@
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -154,25 +155,60 @@ public final class PoseLandmarker: Sendable {
         let detections = try detector.detect(
             in: image, minScore: options.minDetectionScore, tiling: detectorTiling)
         var people: [PersonPose] = []
-        for detection in detections {
-            if people.count >= maxPeople { break }
-            try addLandmarks(of: detection, in: image, to: &people)
+        try runLandmarks(for: detections, in: image, into: &people, maxPeople: maxPeople, skip: { _, _ in false }) {
+            self.add($0, to: &$1)
         }
         return people
     }
 
-    /// Runs the landmarks on one detection's ROI and adds the person to `people`, or, when it is someone already
-    /// there, keeps whichever of the two the model is surer of. Degenerate ROIs and absent people add nothing.
-    func addLandmarks(of detection: Detection, in image: PixelBuffer, to people: inout [PersonPose]) throws {
-        let roi = Self.roi(for: detection)
-        guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite,
-            var person = try landmarks(in: image, roi: roi)
-        else { return }
-        person.detectionScore = detection.score
+    /// Adds `person` to `people`, or, when it is someone already there, keeps whichever of the two the model is
+    /// surer of.
+    func add(_ person: PersonPose, to people: inout [PersonPose]) {
         if let same = people.firstIndex(where: { isSamePerson($0, person) }) {
             if person.presence > people[same].presence { people[same] = person }
         } else {
             people.append(person)
+        }
+    }
+
+    /// The landmark runs for `detections`, with exactly the result of the loop
+    /// `for d in detections { stop at maxPeople; if skip(d, people) { continue }; merge(landmarks of d, &people) }`
+    /// (degenerate ROIs and absent people merge nothing), but two runs at a time, side by side on the two cores,
+    /// when two consecutive detections that are not skipped have disjoint boxes (so are most likely two people). The
+    /// second run's result is dropped if merging the first makes `skip` true for it, which is all the extra work
+    /// this costs. `skip` must only become true, never false, as `people` grows.
+    func runLandmarks(
+        for detections: [Detection], in image: PixelBuffer, into people: inout [PersonPose], maxPeople: Int,
+        skip: (Detection, [PersonPose]) -> Bool, merge: (PersonPose, inout [PersonPose]) -> Void
+    ) throws {
+        let side = ProcessInfo.processInfo.activeProcessorCount > 1
+        func run(_ detection: Detection) -> (@Sendable () throws -> PersonPose?) {
+            { [self] in
+                let roi = Self.roi(for: detection)
+                guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite,
+                    var person = try landmarks(in: image, roi: roi)
+                else { return nil }
+                person.detectionScore = detection.score
+                return person
+            }
+        }
+        var i = 0
+        while i < detections.count, people.count < maxPeople {
+            let first = detections[i]
+            i += 1
+            if skip(first, people) { continue }
+            var second: Detection?
+            if side, people.count + 1 < maxPeople, let j = detections[i...].firstIndex(where: { !skip($0, people) }),
+                j == i, detections[j].box.intersectionOverUnion(with: first.box) == 0
+            {
+                second = detections[j]
+                i += 1
+            }
+            let results = try concurrently([run(first)] + (second.map { [run($0)] } ?? []))
+            if let person = results[0] { merge(person, &people) }
+            if let second, people.count < maxPeople, !skip(second, people), let person = results[1] {
+                merge(person, &people)
+            }
         }
     }
 

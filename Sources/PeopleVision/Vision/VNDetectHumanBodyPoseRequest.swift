@@ -71,7 +71,6 @@ public final class VNDetectHumanBodyPoseRequest: VNImageBasedRequest, @unchecked
     }
 
     static func observation(_ person: PersonPose, width: Int, height: Int, revision: Int) -> VNHumanBodyPoseObservation {
-        let floor = VNHumanPipelines.jointConfidenceFloor
         let points = VNHumanBodyPoseObservation.JointName.all.map { name -> VNRecognizedPoint in
             let position: SIMD2<Double>, confidence: Float
             switch name {
@@ -86,8 +85,8 @@ public final class VNDetectHumanBodyPoseRequest: VNImageBasedRequest, @unchecked
                 confidence = Self.confidence(l)
             }
             let p = VisionCoordinates.point(position, width: width, height: height)
-            return VNRecognizedPoint(
-                x: p.x, y: p.y, confidence: confidence < floor ? 0 : confidence, identifier: name.rawValue)
+            let inside = (0...1).contains(p.x) && (0...1).contains(p.y)
+            return VNRecognizedPoint(x: p.x, y: p.y, confidence: inside ? confidence : 0, identifier: name.rawValue)
         }
         return VNHumanBodyPoseObservation(
             points: points, confidence: Float(min(1, max(0, person.presence))), requestRevision: revision)

@@ -15,8 +15,9 @@ import Foundation
 /// Left and right are the **subject's** own. All 19 joints are always present: 17 come from the pose model, `neck`
 /// is the midpoint of the shoulders and `root` the midpoint of the hips, each with the mean of the two
 /// confidences. A joint's confidence is the landmark model's probability that the point is visible and inside
-/// the image (the smaller of the two); below ``VNDetectHumanBodyPoseRequest``'s floor of 0.1 it is reported as
-/// 0, with the model's best guess of its location kept, so code that filters on a threshold skips it.
+/// the image (the smaller of the two), reported however low it is: an occluded joint keeps its best-guess location
+/// and a low confidence, which the usual thresholds of sample code (0.1–0.3) filter out. A joint whose location
+/// falls outside the image has confidence 0 (its location is still the model's guess).
 public final class VNHumanBodyPoseObservation: VNRecognizedPointsObservation, @unchecked Sendable {
     /// A body joint's name, as Apple's `VNHumanBodyPoseObservation.JointName`.
     public struct JointName: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

@@ -8,8 +8,6 @@ import Synchronization
 enum VNHumanPipelines {
     /// Most people one body-pose or human-rectangles request reports.
     static let maxPeople = 32
-    /// Joint confidences below this are reported as 0 (see ``VNHumanBodyPoseObservation``).
-    static let jointConfidenceFloor: Float = 0.1
 
     private static let body = Mutex<PoseLandmarker?>(nil)
     private static let hands = Mutex<[Int: HandLandmarker]>([:])
