@@ -3,6 +3,7 @@
 // never past it. State that must survive a longjmp lives in heap structs, not in locals.
 #include "CImageCodecs.h"
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,9 +279,147 @@ typedef struct cimg_jpeg_encoder {
     int created;
 } cimg_jpeg_encoder;
 
+// What one JPEG encode needs; a striped encode runs several of these on bands of the same image.
+typedef struct jpeg_job {
+    const uint8_t *pixels;  // first row of the band
+    size_t bytes_per_row;
+    uint32_t width, height;  // of the band
+    int components;
+    J_COLOR_SPACE space;
+    int quality, progressive;
+    unsigned restart_interval;  // MCUs, 0 = none
+    const uint8_t *exif;        // NULL = none
+    size_t exif_size;
+    uint8_t *out;
+    size_t out_size;
+    cimg_status status;
+    char message[CIMG_MESSAGE_MAX];
+} jpeg_job;
+
+// 4:4:4 chroma only for near-lossless requests; libjpeg's defaults (standard Huffman tables, 4:2:0) otherwise.
+static int jpeg_full_chroma(J_COLOR_SPACE space, int quality) {
+    return space != JCS_GRAYSCALE && space != JCS_CMYK && quality >= 95;
+}
+
+static void jpeg_run_job(jpeg_job *job) {
+    job->message[0] = 0;
+    job->out = NULL;
+    job->out_size = 0;
+    cimg_jpeg_encoder *e = calloc(1, sizeof(cimg_jpeg_encoder));
+    if (!e) {
+        job->status = CIMG_NO_MEMORY;
+        return;
+    }
+    jpeg_install_errors(&e->err);
+    e->cinfo.err = &e->err.pub;
+    if (setjmp(e->err.jump)) {
+        copy_message(job->message, e->err.message);
+        if (e->created) jpeg_destroy_compress(&e->cinfo);
+        free(e->dest.buffer);
+        free(e);
+        job->status = CIMG_ENCODE_FAILED;
+        return;
+    }
+    jpeg_create_compress(&e->cinfo);
+    e->created = 1;
+    e->dest.pub.init_destination = jpeg_dest_init;
+    e->dest.pub.empty_output_buffer = jpeg_dest_empty;
+    e->dest.pub.term_destination = jpeg_dest_term;
+    e->cinfo.dest = &e->dest.pub;
+    e->cinfo.image_width = job->width;
+    e->cinfo.image_height = job->height;
+    e->cinfo.input_components = job->components;
+    e->cinfo.in_color_space = job->space;
+    jpeg_set_defaults(&e->cinfo);
+    jpeg_set_quality(&e->cinfo, job->quality, TRUE);
+    if (job->progressive) jpeg_simple_progression(&e->cinfo);
+    if (jpeg_full_chroma(job->space, job->quality)) {
+        e->cinfo.comp_info[0].h_samp_factor = 1;
+        e->cinfo.comp_info[0].v_samp_factor = 1;
+    }
+    e->cinfo.restart_interval = job->restart_interval;
+    if (job->exif) e->cinfo.write_JFIF_header = FALSE;  // Exif files carry APP1 instead of JFIF's APP0
+    jpeg_start_compress(&e->cinfo, TRUE);
+    if (job->exif) {
+        jpeg_write_m_header(&e->cinfo, JPEG_APP0 + 1, (unsigned int)(job->exif_size + 6));
+        static const uint8_t prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
+        for (int i = 0; i < 6; i++) jpeg_write_m_byte(&e->cinfo, prefix[i]);
+        for (size_t i = 0; i < job->exif_size; i++) jpeg_write_m_byte(&e->cinfo, job->exif[i]);
+    }
+    while (e->cinfo.next_scanline < e->cinfo.image_height) {
+        JSAMPROW row = (JSAMPROW)(job->pixels + (size_t)e->cinfo.next_scanline * job->bytes_per_row);
+        jpeg_write_scanlines(&e->cinfo, &row, 1);
+    }
+    jpeg_finish_compress(&e->cinfo);
+    job->out = e->dest.buffer;
+    job->out_size = e->dest.size;
+    jpeg_destroy_compress(&e->cinfo);
+    free(e);
+    job->status = CIMG_OK;
+}
+
+static void *jpeg_job_thread(void *job) {
+    jpeg_run_job((jpeg_job *)job);
+    return NULL;
+}
+
+// Offset just past the SOS segment of a file libjpeg wrote (where the entropy-coded data starts), and the
+// offset of the SOF segment's marker; 0 when the structure is not the expected one.
+static size_t jpeg_scan_start(const uint8_t *b, size_t n, size_t *sof) {
+    size_t i = 2;
+    *sof = 0;
+    if (n < 4 || b[0] != 0xFF || b[1] != 0xD8) return 0;
+    while (i + 4 <= n && b[i] == 0xFF) {
+        uint8_t m = b[i + 1];
+        size_t len = ((size_t)b[i + 2] << 8) | b[i + 3];
+        if (m >= 0xC0 && m <= 0xC2) *sof = i;
+        if (i + 2 + len > n) return 0;
+        if (m == 0xDA) return i + 2 + len;
+        i += 2 + len;
+    }
+    return 0;
+}
+
+// Joins band files into one: the first band's headers (its SOF height set to the whole image's; it was
+// encoded with a restart interval of exactly its MCU count), then every band's entropy-coded data separated
+// by RST0…RST7 in turn, then EOI. Each band's data starts with the DC predictions reset and ends padded to a
+// byte, which is what a decoder expects at a restart marker, so the result decodes to exactly the pixels of
+// a single-stream encode.
+static cimg_status jpeg_join(jpeg_job *jobs, int count, uint32_t height, uint8_t **out, size_t *out_size) {
+    size_t sof = 0, starts[8] = {0}, total = 2;
+    for (int k = 0; k < count; k++) {
+        size_t s = 0;
+        starts[k] = jpeg_scan_start(jobs[k].out, jobs[k].out_size, &s);
+        if (k == 0) sof = s;
+        if (!starts[k] || jobs[k].out_size < starts[k] + 2 || jobs[k].out[jobs[k].out_size - 2] != 0xFF ||
+            jobs[k].out[jobs[k].out_size - 1] != 0xD9 || (k == 0 && !sof))
+            return CIMG_ENCODE_FAILED;
+        total += (k == 0 ? jobs[k].out_size : jobs[k].out_size - starts[k]);  // EOI bytes make room for RSTs
+    }
+    uint8_t *b = malloc(total);
+    if (!b) return CIMG_NO_MEMORY;
+    size_t n = jobs[0].out_size - 2;
+    memcpy(b, jobs[0].out, n);
+    b[sof + 5] = (uint8_t)(height >> 8);
+    b[sof + 6] = (uint8_t)(height & 0xFF);
+    for (int k = 1; k < count; k++) {
+        b[n++] = 0xFF;
+        b[n++] = (uint8_t)(0xD0 + (k - 1) % 8);
+        size_t len = jobs[k].out_size - 2 - starts[k];
+        memcpy(b + n, jobs[k].out + starts[k], len);
+        n += len;
+    }
+    b[n++] = 0xFF;
+    b[n++] = 0xD9;
+    *out = b;
+    *out_size = n;
+    return CIMG_OK;
+}
+
 cimg_status cimg_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                              cimg_layout layout, int quality, int progressive, const uint8_t *exif,
-                             size_t exif_size, uint8_t **out, size_t *out_size, char message[CIMG_MESSAGE_MAX]) {
+                             size_t exif_size, int threads, uint8_t **out, size_t *out_size,
+                             char message[CIMG_MESSAGE_MAX]) {
     message[0] = 0;
     *out = NULL;
     *out_size = 0;
@@ -301,54 +440,66 @@ cimg_status cimg_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32
         copy_message(message, "invalid JPEG encoder arguments");
         return CIMG_BAD_ARGUMENT;
     }
-    cimg_jpeg_encoder *e = calloc(1, sizeof(cimg_jpeg_encoder));
-    if (!e) return CIMG_NO_MEMORY;
-    jpeg_install_errors(&e->err);
-    e->cinfo.err = &e->err.pub;
-    if (setjmp(e->err.jump)) {
-        copy_message(message, e->err.message);
-        if (e->created) jpeg_destroy_compress(&e->cinfo);
-        free(e->dest.buffer);
-        free(e);
-        return CIMG_ENCODE_FAILED;
+    jpeg_job jobs[8];
+    memset(jobs, 0, sizeof jobs);
+    // Bands of whole MCU rows, at least 128 rows each, one per thread (at most 8); each band but the last
+    // holds the same number of MCUs, which becomes the restart interval. Progressive files stay single-stream.
+    int subsampled = space != JCS_GRAYSCALE && space != JCS_CMYK && !jpeg_full_chroma(space, quality);
+    uint32_t mcu = subsampled ? 16 : 8;
+    int count = threads < 1 ? 1 : threads > 8 ? 8 : threads;
+    if (progressive || (size_t)width * height < 512 * 512) count = 1;
+    uint32_t band = height;
+    if (count > 1) {
+        band = (height + (uint32_t)count - 1) / (uint32_t)count;
+        band = (band + mcu - 1) / mcu * mcu;
+        count = (int)((height + band - 1) / band);
+        unsigned long interval = (unsigned long)(band / mcu) * ((width + mcu - 1) / mcu);
+        if (band < 128 || interval > 65535 || count < 2) {
+            count = 1;
+            band = height;
+        }
     }
-    jpeg_create_compress(&e->cinfo);
-    e->created = 1;
-    e->dest.pub.init_destination = jpeg_dest_init;
-    e->dest.pub.empty_output_buffer = jpeg_dest_empty;
-    e->dest.pub.term_destination = jpeg_dest_term;
-    e->cinfo.dest = &e->dest.pub;
-    e->cinfo.image_width = width;
-    e->cinfo.image_height = height;
-    e->cinfo.input_components = components;
-    e->cinfo.in_color_space = space;
-    jpeg_set_defaults(&e->cinfo);
-    jpeg_set_quality(&e->cinfo, quality, TRUE);
-    // libjpeg's defaults (Huffman tables not optimised, 4:2:0 chroma) keep encoding fast; only requests for
-    // near-lossless quality get full-resolution chroma.
-    if (progressive) jpeg_simple_progression(&e->cinfo);
-    if (space != JCS_GRAYSCALE && space != JCS_CMYK && quality >= 95) {
-        e->cinfo.comp_info[0].h_samp_factor = 1;
-        e->cinfo.comp_info[0].v_samp_factor = 1;
+    for (int k = 0; k < count; k++) {
+        jpeg_job *j = &jobs[k];
+        uint32_t first = (uint32_t)k * band;
+        j->pixels = pixels + (size_t)first * bytes_per_row;
+        j->bytes_per_row = bytes_per_row;
+        j->width = width;
+        j->height = (first + band <= height ? band : height - first);
+        j->components = components;
+        j->space = space;
+        j->quality = quality;
+        j->progressive = progressive;
+        j->restart_interval = (count > 1 && k == 0) ? (band / mcu) * ((width + mcu - 1) / mcu) : 0;
+        j->exif = k == 0 ? exif : NULL;
+        j->exif_size = k == 0 ? exif_size : 0;
     }
-    if (exif) e->cinfo.write_JFIF_header = FALSE;  // Exif files carry APP1 instead of JFIF's APP0
-    jpeg_start_compress(&e->cinfo, TRUE);
-    if (exif) {
-        jpeg_write_m_header(&e->cinfo, JPEG_APP0 + 1, (unsigned int)(exif_size + 6));
-        static const uint8_t prefix[6] = {'E', 'x', 'i', 'f', 0, 0};
-        for (int i = 0; i < 6; i++) jpeg_write_m_byte(&e->cinfo, prefix[i]);
-        for (size_t i = 0; i < exif_size; i++) jpeg_write_m_byte(&e->cinfo, exif[i]);
+    pthread_t tids[8];
+    int started[8] = {0};
+    for (int k = 1; k < count; k++) started[k] = pthread_create(&tids[k], NULL, jpeg_job_thread, &jobs[k]) == 0;
+    jpeg_run_job(&jobs[0]);
+    for (int k = 1; k < count; k++) {
+        if (started[k]) pthread_join(tids[k], NULL);
+        else jpeg_run_job(&jobs[k]);  // no thread to be had: encode the band here
     }
-    while (e->cinfo.next_scanline < e->cinfo.image_height) {
-        JSAMPROW row = (JSAMPROW)(pixels + (size_t)e->cinfo.next_scanline * bytes_per_row);
-        jpeg_write_scanlines(&e->cinfo, &row, 1);
+    cimg_status status = CIMG_OK;
+    for (int k = 0; k < count && status == CIMG_OK; k++) {
+        if (jobs[k].status != CIMG_OK) {
+            status = jobs[k].status;
+            copy_message(message, jobs[k].message);
+        }
     }
-    jpeg_finish_compress(&e->cinfo);
-    *out = e->dest.buffer;
-    *out_size = e->dest.size;
-    jpeg_destroy_compress(&e->cinfo);
-    free(e);
-    return CIMG_OK;
+    if (status == CIMG_OK && count == 1) {
+        *out = jobs[0].out;
+        *out_size = jobs[0].out_size;
+        return CIMG_OK;
+    }
+    if (status == CIMG_OK) {
+        status = jpeg_join(jobs, count, height, out, out_size);
+        if (status != CIMG_OK) copy_message(message, "could not join the JPEG bands");
+    }
+    for (int k = 0; k < count; k++) free(jobs[k].out);
+    return status;
 }
 
 // =============================================================================================

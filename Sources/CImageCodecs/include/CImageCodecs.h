@@ -108,12 +108,15 @@ cimg_status cimg_jpeg_decode(cimg_jpeg_decoder *decoder, uint8_t *pixels, size_t
 #define CIMG_JPEG_MAX_SCANS 500
 
 /// Encodes 8-bit pixels (`layout` GRAY8, RGB8, RGBA8, BGRA8, ARGB8 or CMYK8; alpha is ignored)
-/// as a JPEG with 4:2:0 chroma (4:4:4 at quality >= 90), baseline unless `progressive`. `exif` (a
-/// TIFF structure, may be NULL) is written as an APP1 `Exif\0\0` segment. On success `*out` is a
-/// malloc'd buffer the caller releases with cimg_free.
+/// as a JPEG with 4:2:0 chroma (4:4:4 at quality >= 95), baseline unless `progressive`. `exif` (a
+/// TIFF structure, may be NULL) is written as an APP1 `Exif\0\0` segment. With `threads` > 1, a
+/// baseline image of at least 512×512 pixels is encoded as up to `threads` (≤ 8) bands of whole MCU
+/// rows side by side, joined with restart markers; it decodes to exactly the same pixels. On success
+/// `*out` is a malloc'd buffer the caller releases with cimg_free.
 cimg_status cimg_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                              cimg_layout layout, int quality, int progressive, const uint8_t *exif,
-                             size_t exif_size, uint8_t **out, size_t *out_size, char message[CIMG_MESSAGE_MAX]);
+                             size_t exif_size, int threads, uint8_t **out, size_t *out_size,
+                             char message[CIMG_MESSAGE_MAX]);
 
 // ---------------------------------------------------------------------------------------------
 // PNG (libpng 1.6)

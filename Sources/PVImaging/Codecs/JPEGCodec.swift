@@ -50,7 +50,8 @@ enum JPEGCodec {
     /// `progressive` and `cmyk` (the four bytes of an `.rgba32` buffer read as Adobe-inverted
     /// C, M, Y, K) exist so tests and the fuzz seeds can produce those variants.
     static func encode(
-        _ image: PixelBuffer, quality: Int, exif: [UInt8]? = nil, progressive: Bool = false, cmyk: Bool = false
+        _ image: PixelBuffer, quality: Int, exif: [UInt8]? = nil, progressive: Bool = false, cmyk: Bool = false,
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount
     ) throws -> Data {
         guard (1...100).contains(quality) else {
             throw ImagingError(.invalidArgument, "JPEG quality \(quality) is outside 1…100")
@@ -66,7 +67,8 @@ enum JPEGCodec {
                 cimg_jpeg_encode(
                     pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), source.bytesPerRow(),
                     UInt32(source.width), UInt32(source.height), layout, Int32(quality), progressive ? 1 : 0,
-                    exif == nil ? nil : exifBytes.baseAddress, exifBytes.count, &out, &size, &message)
+                    exif == nil ? nil : exifBytes.baseAddress, exifBytes.count, Int32(max(1, min(8, threads))), &out,
+                    &size, &message)
             }
         }
         return try codecTakeOutput(status: status, out: out, size: size, message: message, format: "JPEG")
