@@ -66,8 +66,6 @@ public final class PoseDetector: Sendable {
     static let inputSize = 224
     /// Weighted-NMS IoU threshold of the pose graph.
     static let iouThreshold = 0.3
-    /// Score threshold of the pose graph.
-    static let graphMinScore = 0.5
 
     private let pool: InterpreterPool
     private let anchors: [Anchor]
@@ -114,7 +112,7 @@ public final class PoseDetector: Sendable {
             // Whole image: NMS in tensor space, then letterbox removal (MODELS.md §11.6), then pixels.
             let (raw, padding) = try run(interpreter, image: image, rect: whole, decoder: decoder)
             guard let tiling else {
-                return Self.suppress(raw).map {
+                return NonMaxSuppression.weighted(raw, iouThreshold: Self.iouThreshold).map {
                     $0.removingLetterbox(padding).scaled(x: W, y: H)
                 }
             }
@@ -125,20 +123,8 @@ public final class PoseDetector: Sendable {
                 let sampled = tile.letterboxed(toAspectOf: Self.inputSize, Self.inputSize).rect
                 candidates += tileRaw.map { $0.mapped(fromTensorOf: sampled) }
             }
-            return Self.suppress(candidates)
+            return NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold)
         }
-    }
-
-    /// The graph's weighted NMS, kept exact for candidates at or above the graph's score threshold (0.5) when a lower
-    /// `minScore` lets weaker ones in: those away from every strong detection are merged among themselves, so that
-    /// they add people without shifting the boxes (and so the landmark ROIs) MediaPipe would produce.
-    static func suppress(_ candidates: [Detection]) -> [Detection] {
-        let strong = NonMaxSuppression.weighted(candidates.filter { $0.score >= graphMinScore }, iouThreshold: iouThreshold)
-        let weak = NonMaxSuppression.weighted(
-            candidates.filter { w in
-                w.score < graphMinScore && !strong.contains { $0.box.intersectionOverUnion(with: w.box) > iouThreshold }
-            }, iouThreshold: iouThreshold)
-        return strong + weak
     }
 
     /// Detects people in one axis-aligned part of an upright image (a tile), letterboxed to the detector's input.
@@ -160,7 +146,7 @@ public final class PoseDetector: Sendable {
         return try pool.withInterpreter { interpreter in
             let (raw, _) = try run(interpreter, image: image, rect: region, decoder: decoder)
             let sampled = region.letterboxed(toAspectOf: Self.inputSize, Self.inputSize).rect
-            return Self.suppress(raw).map { $0.mapped(fromTensorOf: sampled) }
+            return NonMaxSuppression.weighted(raw, iouThreshold: Self.iouThreshold).map { $0.mapped(fromTensorOf: sampled) }
         }
     }
 
