@@ -14,9 +14,9 @@ extension PoseLandmarker {
         /// the picture. (0.6 found one more person on the evaluation sets but tiled single portraits too: 18 → 75 ms.)
         public var coverageToSkipTiles: Double = 0.3
         /// Detector score threshold of the tile passes (default 0.5, the graph's). The landmark model's presence test
-        /// does not reject what a tile's weak detection makes of a lamp or a chair: on the evaluation sets 0.3 found
-        /// one more labelled person (45 instead of 44 of 56) but returned 36 bodies matching no labelled person
-        /// instead of 12 (most of them lamps, chairs and folds of cloth).
+        /// does not reject what a tile's weak detection makes of a lamp or a chair: on the evaluation sets 0.3 and
+        /// 0.5 both find 45 of the 56 labelled people, but 0.3 also returned 41 bodies matching no labelled person
+        /// (most of them lamps, chairs and folds of cloth) where 0.5 returns 12.
         public var tileMinDetectionScore: Double = 0.5
         /// A tile detection whose ROI's box overlaps a found person's ROI box by more than this IoU is the same
         /// detection seen again and gets no landmark run (default 0.8; people standing close have ROIs overlapping
