@@ -14,7 +14,9 @@ struct BodiesBench: ParsableCommand {
             Test images, written as PNG under .build/bench-bodies from the installed samples: astronaut.png \
             (512×512, one person), two astronauts side by side (1024×512), the same four times at a quarter size in \
             a 1920×1080 frame (small people: ours tiles the detector, MediaPipe finds at most one person), and \
-            camera.png cropped to 160×160 around the photographer's gloved hand (hands: both sides find it). 'ours ms' is \
+            camera.png cropped to 160×160 around the photographer's gloved hands (hands: neither side finds the \
+            gloves; both find the same 20-pixel hand-like patch; ours then runs the wrist \
+            search, since a second hand is allowed). 'ours ms' is \
             VNImageRequestHandler(cvPixelBuffer:) on a pre-decoded 32BGRA buffer with a new request per call, \
             vs Pose(static_image_mode=True, model_complexity=1).process() and Hands(static_image_mode=True, \
             max_num_hands=2).process() (decode excluded on both sides). The ratio compares latency per person \
