@@ -66,6 +66,43 @@ import Testing
         #expect(coverage > 0.3)
     }
 
+    /// A large JPEG read by the handler itself is decoded smaller for the fast and balanced levels (their masks come
+    /// from 256-pixel inputs): the mask matches the one from the fully decoded pixels, and a request that needs the
+    /// whole image on the same handler still gets it.
+    @Test(arguments: [VNGeneratePersonSegmentationRequest.QualityLevel.fast, .balanced])
+    func largeJPEGsAreDecodedSmallerWithTheSameMask(level: VNGeneratePersonSegmentationRequest.QualityLevel) throws {
+        let astronaut = try ImageDecoder.decode(contentsOf: try TestFiles.installed("astronaut.png")).pixels
+        let large = try astronaut.resized(width: 2048, height: 2048)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pv-large-\(level.rawValue).jpg")
+        try ImageEncoder.encode(large, as: .jpeg()).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let (fromFile, _) = try Self.mask(file, level: level)
+        let decoded = try ImageDecoder.decode(contentsOf: file).pixels
+        let request = VNGeneratePersonSegmentationRequest()
+        request.qualityLevel = level
+        request.outputPixelFormat = kCVPixelFormatType_OneComponent32Float
+        try VNImageRequestHandler(cvPixelBuffer: CVPixelBuffer(decoded)).perform([request])
+        let full = try #require(request.results?.first).pixelBuffer.pixelBuffer
+        #expect(fromFile.width == full.width && fromFile.height == full.height)
+        let reference = try full.converted(to: .oneComponent8)
+        let (iou, coverage) = try Self.compare(fromFile, reference: reference)
+        #expect(iou >= 0.95, "IoU \(iou) between the masks of the smaller and the full decode")
+        #expect(coverage > 0.3)
+
+        let handler = VNImageRequestHandler(url: file)
+        let segmentation = VNGeneratePersonSegmentationRequest()
+        segmentation.qualityLevel = level
+        try handler.perform([segmentation])
+        // A quarter of 2048 is the smallest DCT scale whose side is at least 480.
+        #expect(handler.decodedSizes().reduced?.width == 512 && handler.decodedSizes().full == nil)
+        let faces = VNDetectFaceRectanglesRequest()
+        try handler.perform([faces])
+        #expect(faces.results?.count == 1)
+        let size = try handler.imageSize()
+        #expect(size.width == 2048 && size.height == 2048)
+    }
+
     /// The accurate level takes the person's shape from the pose model (a held helmet is not the person), so its
     /// reference is MediaPipe's pose pipeline mask (Tests/Fixtures/pose, sampled on a 64×64 grid).
     @Test func accurateCoversTheAstronaut() throws {

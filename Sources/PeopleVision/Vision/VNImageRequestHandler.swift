@@ -70,6 +70,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     private let orientation: CGImagePropertyOrientation?
     private let options: [VNImageOption: Any]
     private let prepared = Mutex<VNImageContext?>(nil)
+    private let reduced = Mutex<VNImageContext?>(nil)
 
     private init(source: Source, orientation: CGImagePropertyOrientation?, options: [VNImageOption: Any]) {
         self.source = source
@@ -136,7 +137,8 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     public func perform(_ requests: [VNRequest]) throws {
         let context: VNImageContext
         do {
-            context = try prepare()
+            let sides = requests.map(\.sufficientImageSide)
+            context = try prepare(sufficientSide: sides.contains(nil) ? nil : sides.compactMap { $0 }.max())
         } catch {
             let e = VNRequest.visionError(error)
             for r in requests { r.completionHandler?(r, e) }
@@ -158,32 +160,68 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     /// The upright image the requests see (decodes it if no request ran yet).
     package func uprightImage() throws -> PixelBuffer { try prepare().image }
 
+    /// The sizes of the images decoded so far: the smaller decode some requests accept, then the full image.
+    package func decodedSizes() -> (reduced: (width: Int, height: Int)?, full: (width: Int, height: Int)?) {
+        let r = reduced.withLock { $0?.image }, f = prepared.withLock { $0?.image }
+        return (r.map { ($0.width, $0.height) }, f.map { ($0.width, $0.height) })
+    }
+
     /// The upright image, decoded on first use.
-    func prepare() throws -> VNImageContext {
+    func prepare() throws -> VNImageContext { try prepare(sufficientSide: nil) }
+
+    /// The upright image, or, for an encoded source and a `sufficientSide`, possibly a smaller decode of it whose
+    /// longer side is at least that (kept apart: a later request that needs the full image decodes it then).
+    func prepare(sufficientSide: Int?) throws -> VNImageContext {
         if let c = prepared.withLock({ $0 }) { return c }
-        let image = try VNImageRequestHandler.load(source, orientation: orientation)
+        if let side = sufficientSide {
+            if let c = reduced.withLock({ $0 }), max(c.image.width, c.image.height) >= side { return c }
+            if let image = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: side) {
+                let context = VNImageContext(image: image, options: options, handlerID: ObjectIdentifier(self))
+                reduced.withLock { $0 = context }
+                return context
+            }
+        }
+        let image = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: nil)!
         let context = VNImageContext(image: image, options: options, handlerID: ObjectIdentifier(self))
         prepared.withLock { $0 = context }
         return context
     }
 
-    private static func load(_ source: Source, orientation: CGImagePropertyOrientation?) throws -> PixelBuffer {
+    /// Decodes the source; with a `sufficientSide`, only when a smaller decode is possible (else nil).
+    private static func load(_ source: Source, orientation: CGImagePropertyOrientation?, sufficientSide: Int?) throws
+        -> PixelBuffer?
+    {
         var pixels: PixelBuffer
+        var options = ImageDecoder.Options()
+        options.applyOrientation = orientation == nil
+        func minimumSize(_ info: ImageInfo, _ side: Int) -> (width: Int, height: Int)? {
+            let long = max(info.width, info.height)
+            guard info.format == .jpeg, long >= 2 * side else { return nil }
+            let w = (side * info.width + long - 1) / long, h = (side * info.height + long - 1) / long
+            // The decoder's minimum applies to its output, turned upright only when it applies the file's orientation.
+            return options.applyOrientation && info.orientation.swapsDimensions ? (h, w) : (w, h)
+        }
         switch source {
         case .url(let url):
             guard FileManager.default.isReadableFile(atPath: url.path) else {
                 throw VNError(.invalidImage, "cannot read the image file \(url.path)")
             }
-            var options = ImageDecoder.Options()
-            options.applyOrientation = orientation == nil
+            if let side = sufficientSide {
+                guard let size = minimumSize(try ImageDecoder.info(contentsOf: url), side) else { return nil }
+                options.minimumSize = size
+            }
             pixels = try ImageDecoder.decode(contentsOf: url, options: options).pixels
         case .data(let data):
-            var options = ImageDecoder.Options()
-            options.applyOrientation = orientation == nil
+            if let side = sufficientSide {
+                guard let size = minimumSize(try ImageDecoder.info(data: data), side) else { return nil }
+                options.minimumSize = size
+            }
             pixels = try ImageDecoder.decode(data: data, options: options).pixels
         case .pixels(let p):
+            if sufficientSide != nil { return nil }
             pixels = p
         case .ciImage(let image):
+            if sufficientSide != nil { return nil }
             pixels = try image.renderForVision()
         }
         if let orientation, orientation != .up {

@@ -86,6 +86,11 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
 
     var storedResults: [VNObservation]? { state.withLock { $0.results } }
 
+    /// The longest image side this request needs, or nil for the image as given. When every request of a
+    /// `perform` names one, a handler reading an encoded file may decode it smaller (JPEG's DCT scaling), as long as
+    /// its longer side stays at least this.
+    var sufficientImageSide: Int? { nil }
+
     /// Runs the request on a prepared image. Subclasses override; the base class is abstract.
     func process(_ image: VNImageContext) throws -> [VNObservation] {
         throw VNError(.notImplemented, "\(type(of: self)) is abstract; perform a concrete request")
