@@ -42,6 +42,13 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
         var cancelled = false
         var usesCPUOnly = false
         var preferBackgroundProcessing = false
+        var computeDevices: [VNComputeStage: MLComputeDevice] = [:]
+    }
+
+    /// Devices chosen with ``setComputeDevice(_:for:)``.
+    var computeDevices: [VNComputeStage: MLComputeDevice] {
+        get { state.withLock { $0.computeDevices } }
+        set { state.withLock { $0.computeDevices = newValue } }
     }
 
     /// The handler called after the request is performed (or fails).
@@ -98,6 +105,14 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
 
     /// Checks options before any work (revision, subclass options).
     func validate() throws {
+        for (stage, device) in computeDevices {
+            guard stage == .main || stage == .postProcessing else {
+                throw VNError(.unsupportedComputeStage, "compute stage \(stage.rawValue) is not one this request has")
+            }
+            guard device.isCPU else {
+                throw VNError(.unsupportedComputeDevice, "\(type(of: self)) runs on the CPU only")
+            }
+        }
         let r = revision
         guard type(of: self).supportedRevisions.contains(r) else {
             throw VNError(.unsupportedRevision, "\(type(of: self)) revision \(r) is not supported (supported: \(Array(type(of: self).supportedRevisions)))")
