@@ -96,6 +96,8 @@ import Testing
         try handler.perform([segmentation])
         // A quarter of 2048 is the smallest DCT scale whose side is at least 480.
         #expect(handler.decodedSizes().reduced?.width == 512 && handler.decodedSizes().full == nil)
+        let header = try handler.imageSize()
+        #expect(header.width == 2048 && header.height == 2048 && handler.decodedSizes().full == nil, "read from the header")
         let faces = VNDetectFaceRectanglesRequest()
         try handler.perform([faces])
         #expect(faces.results?.count == 1)

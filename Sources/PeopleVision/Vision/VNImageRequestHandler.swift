@@ -153,6 +153,21 @@ public final class VNImageRequestHandler: @unchecked Sendable {
 
     /// The size of the upright image the requests see (decodes it if no request ran yet).
     package func imageSize() throws -> (width: Int, height: Int) {
+        if let c = prepared.withLock({ $0 }) { return (c.image.width, c.image.height) }
+        // An encoded source's header gives the size without decoding (a request may have needed a smaller decode only).
+        let info: ImageInfo?
+        switch source {
+        case .url(let url): info = reduced.withLock({ $0 }) == nil ? nil : try? ImageDecoder.info(contentsOf: url)
+        case .data(let data): info = reduced.withLock({ $0 }) == nil ? nil : try? ImageDecoder.info(data: data)
+        case .pixels, .ciImage: info = nil
+        }
+        if let info {
+            let stored = (info.width, info.height)
+            switch orientation {
+            case nil: return info.orientedSize
+            case let o?: return o.imaging.swapsDimensions ? (stored.1, stored.0) : stored
+            }
+        }
         let c = try prepare()
         return (c.image.width, c.image.height)
     }
