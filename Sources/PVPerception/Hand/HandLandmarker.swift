@@ -117,8 +117,9 @@ public final class HandLandmarker: Sendable {
     ///
     /// - Parameters:
     ///   - image: any ``PixelFormat``, upright.
-    ///   - bodies: called at most once, only when the wrist search runs (on another thread, beside the palm
-    ///     landmark runs, when it is sure to run), for the people in the image (pixels), e.g.
+    ///   - bodies: called at most once, on another thread beside the palm landmark runs, unless the wrist search is
+    ///     off (its result is unused when the palms alone give ``Options/maxHands`` hands); the people in the
+    ///     image (pixels), e.g.
     ///     `{ try poseLandmarker.detect(in: image) }`. `nil`: no wrist search.
     /// - Returns: up to ``Options/maxHands`` hands, largest first.
     /// - Throws: errors of the sampler, the interpreters or `bodies`.
@@ -126,16 +127,16 @@ public final class HandLandmarker: Sendable {
     public func detect(in image: PixelBuffer, bodies: (@Sendable () throws -> [PersonPose])? = nil) throws -> [HandPose] {
         let palms = try palmDetector.detect(in: image, minScore: options.minDetectionScore)
             .prefix(options.maxPalmCandidates)
-        // Each palm's landmark runs are independent of the others': side by side, merged in palm order. When
-        // there are too few palms to reach maxHands, the wrist search is sure to run, so the body pipeline runs
-        // beside them instead of after them.
-        let searchSurely: Bool
+        // Each palm's landmark runs are independent of the others': side by side, merged in palm order. Whenever
+        // the wrist search may run (always, or unless the palms already reach maxHands), the body pipeline runs
+        // beside them instead of after them; if the palms turn out to yield maxHands hands, its result is dropped
+        // (the price of not waiting: one body pass of otherwise idle CPU).
+        let startBodies: Bool
         switch options.bodyWristSearch {
-        case .never: searchSurely = false
-        case .whenHandsMissing: searchSurely = bodies != nil && palms.count < options.maxHands
-        case .always: searchSurely = bodies != nil
+        case .never: startBodies = false
+        case .whenHandsMissing, .always: startBodies = bodies != nil
         }
-        enum Outcome: Sendable { case hand(HandPose?), people([PersonPose]) }
+        enum Outcome: Sendable { case hand(HandPose?), people(Result<[PersonPose], any Error>) }
         var jobs: [@Sendable () throws -> Outcome] = palms.map { palm in
             { [self] in
                 var hand = try refinedLandmarks(in: image, roi: Self.roi(forPalm: palm), source: .palm)
@@ -143,9 +144,10 @@ public final class HandLandmarker: Sendable {
                 return .hand(hand)
             }
         }
-        if searchSurely, let bodies { jobs.append { .people(try bodies()) } }
+        // First, as the longest job. A failure of the body pass matters only if the wrist search then needs it.
+        if startBodies, let bodies { jobs.insert({ .people(Result { try bodies() }) }, at: 0) }
         var hands: [HandPose] = []
-        var people: [PersonPose]?
+        var people: Result<[PersonPose], any Error>?
         for outcome in try concurrently(jobs) {
             switch outcome {
             case .hand(let hand): if let hand { insert(hand, into: &hands) }
@@ -159,7 +161,7 @@ public final class HandLandmarker: Sendable {
         case .always: search = true
         }
         if search, let bodies {
-            let people = try people ?? bodies()
+            let people = try people?.get() ?? bodies()
             // One ROI per visible wrist not covered by a hand found so far; their landmark runs side by side, each
             // result dropped if a hand merged before it covers its wrist (as searching them one by one would).
             var wrists: [(wrist: SIMD2<Double>, roi: RotatedRect, side: HandPose.Side)] = []
