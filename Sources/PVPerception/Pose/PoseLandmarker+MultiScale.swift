@@ -16,9 +16,10 @@ extension PoseLandmarker {
         /// gets (about one detector run of latency on two cores).
         public var coverageToSkipTile: Double = 0.5
         /// Detector score threshold of the tile passes (default 0.5, the graph's). The landmark model's presence test
-        /// does not reject what a tile's weak detection makes of a lamp or a chair: on the evaluation sets 0.3 and
-        /// 0.5 both find 45 of the 56 labelled people, but 0.3 also returned 41 bodies matching no labelled person
-        /// (most of them lamps, chairs and folds of cloth) where 0.5 returns 12.
+        /// does not reject what a tile's weak detection makes of a lamp or a chair. On the evaluation sets 0.5 finds
+        /// 46 of the 56 labelled people and returns 14 bodies matching no labelled person (some are real, unlabelled
+        /// people); 0.45 found 45 with 20 such bodies, 0.35 45 with 29 (lamps, chairs, folds of cloth). Re-checking
+        /// weak tile detections with a detector pass zoomed on them (found 45, 17) was not better either.
         public var tileMinDetectionScore: Double = 0.5
         /// A tile detection whose ROI's box overlaps a found person's ROI box by more than this IoU is the same
         /// detection seen again and gets no landmark run (default 0.8; people standing close have ROIs overlapping
