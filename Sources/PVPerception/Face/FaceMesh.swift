@@ -16,6 +16,10 @@ public struct FaceMesh: Sendable {
     /// The 468 mesh points found on the horizontally mirrored crop, placed in the mirror image (x measured from
     /// the image's right edge), when ``FaceLandmarker/Options/mirroredPose`` is on. Only ``headPose`` uses them.
     public var mirroredLandmarks: [Landmark]?
+    /// For each of the 468 mesh points, how far it moved, in pixels, between a previous mesh of the same face and
+    /// this one (the mesh re-run on the ROI the previous one defines, ``measuringSpread(from:)``); `nil` when the
+    /// mesh ran once. Points the model places consistently barely move; uncertain ones (hidden, blurred) do.
+    public var pointSpread: [Double]?
 
     public init(landmarks: [Landmark], roi: RotatedRect, presence: Double, detection: Detection?, mirroredLandmarks: [Landmark]? = nil) {
         self.landmarks = landmarks
@@ -23,6 +27,17 @@ public struct FaceMesh: Sendable {
         self.presence = presence
         self.detection = detection
         self.mirroredLandmarks = mirroredLandmarks
+    }
+
+    /// This mesh with ``pointSpread`` measured against `previous`, an earlier mesh of the same face.
+    public func measuringSpread(from previous: FaceMesh) -> FaceMesh {
+        var measured = self
+        let n = min(FaceMeshTopology.meshCount, landmarks.count, previous.landmarks.count)
+        measured.pointSpread = (0..<n).map { i in
+            let d = landmarks[i].position - previous.landmarks[i].position
+            return (d * d).sum().squareRoot()
+        }
+        return measured
     }
 
     /// Whether the iris points are present (478 landmarks).

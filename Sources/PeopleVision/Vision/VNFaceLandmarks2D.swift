@@ -52,6 +52,25 @@ public final class VNFaceLandmarks2D: VNFaceLandmarks, @unchecked Sendable {
     /// with the iris-refined eyes, then 468–472 the right iris and 473–477 the left), unconnected.
     public let faceMesh: VNFaceLandmarkRegion2D?
 
+    /// A point's precision estimate in (0, 1]: the mesh's face presence times `exp(−spread / (0.05 · d))`, where
+    /// `spread` is how far the point moved between the two mesh passes (``FaceMesh/pointSpread``) and `d` the
+    /// distance between the eye corners' midpoints; a pupil takes its eye corners' spread. Just the presence when
+    /// the mesh ran once.
+    static func precision(of meshIndex: Int, in mesh: FaceMesh) -> Float {
+        guard let spread = mesh.pointSpread, spread.count == FaceMeshTopology.meshCount else { return Float(mesh.presence) }
+        let right = FaceMeshTopology.rightEyeCorners, left = FaceMeshTopology.leftEyeCorners
+        func mid(_ c: (Int, Int)) -> SIMD2<Double> { (mesh.landmarks[c.0].position + mesh.landmarks[c.1].position) / 2 }
+        let d = mid(right) - mid(left)
+        let scale = 0.05 * max(1e-6, (d * d).sum().squareRoot())
+        let moved: Double
+        switch meshIndex {
+        case FaceMeshTopology.rightIrisCenter: moved = (spread[right.0] + spread[right.1]) / 2
+        case FaceMeshTopology.leftIrisCenter: moved = (spread[left.0] + spread[left.1]) / 2
+        default: moved = meshIndex < spread.count ? spread[meshIndex] : (spread.reduce(0, +) / Double(spread.count))
+        }
+        return Float(mesh.presence * exp(-moved / scale))
+    }
+
     /// Builds the regions from a face mesh in pixels of an image of `width × height`.
     init(
         mesh: FaceMesh, width: Int, height: Int, faceBoundingBox box: CGRect, constellation: FaceLandmarkConstellation,
@@ -69,10 +88,11 @@ public final class VNFaceLandmarks2D: VNFaceLandmarks, @unchecked Sendable {
         }
         let all = constellation.allPoints.map { normalized(meshPoint($0)) }
         let estimate = Float(mesh.presence)
+        let estimates = precisionEstimates ? constellation.allPoints.map { Self.precision(of: $0, in: mesh) } : []
         func region(_ indices: [Int], _ classification: VNPointsClassification) -> VNFaceLandmarkRegion2D {
             VNFaceLandmarkRegion2D(
                 normalizedPoints: indices.map { all[$0] },
-                precisionEstimates: precisionEstimates ? [Float](repeating: estimate, count: indices.count) : nil,
+                precisionEstimates: precisionEstimates ? indices.map { estimates[$0] } : nil,
                 classification: classification, faceBoundingBox: box, requestRevision: requestRevision)
         }
         func named(_ r: FaceLandmarkConstellation.Region) -> VNFaceLandmarkRegion2D? {
