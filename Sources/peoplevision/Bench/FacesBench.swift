@@ -97,7 +97,10 @@ struct FacesBench: ParsableCommand {
             rows: rows, ratios: ratios)
     }
 
-    /// Median time of each pipeline stage on astronaut.png, decoded once.
+    /// Median time of each pipeline stage on astronaut.png, decoded once, and of its parts: the bare model run
+    /// (same interpreter type and thread count, input already filled), the input sampling and the output
+    /// decoding. The rows are measured in `rounds` alternating rounds; each prints the range of its per-round
+    /// medians, so a stage and its bare model are compared under the same load.
     func timeStages() throws {
         let image = try ImageDecoder.decode(contentsOf: ModelStore.default.url(for: "astronaut.png")).pixels
         let landmarker = try FaceLandmarker(threads: threads)
@@ -108,17 +111,54 @@ struct FacesBench: ParsableCommand {
         meshOnly.refineIrises = false
         let bare = try FaceLandmarker(options: meshOnly, threads: threads)
         let mesh = try bare.landmarks(in: image, roi: roi)!
+        let eye = FaceLandmarker.irisROI(mesh.landmarks[33].position, mesh.landmarks[133].position)
+        func interpreter(_ name: String) throws -> Interpreter {
+            try Interpreter(model: CompiledModel.load(named: name), threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        }
+        let shortModel = try interpreter("face_detection_short_range.tflite")
+        let fullModel = try interpreter("face_detection_full_range_sparse.tflite")
+        let meshModel = try interpreter("face_landmark.tflite")
+        let irisModel = try interpreter("iris_landmark.tflite")
+        let whole = RotatedRect(covering: image)
+        let short = TensorSampler(width: 128, height: 128, range: -1...1, fit: .letterbox, border: .zero)
+        let full = TensorSampler(width: 192, height: 192, range: -1...1, fit: .letterbox, border: .zero)
+        let meshSampler = TensorSampler(width: 192, height: 192, range: 0...1, fit: .stretch, border: .replicate)
+        for (m, s, r) in [(shortModel, short, whole), (fullModel, full, whole), (meshModel, meshSampler, roi)] {
+            try m.withInput(0) { _ = try s.sample(image, rect: r, into: $0) }
+        }
+        try irisModel.withInput(0) { _ = try IrisCropSampler().sample(image, rect: eye, into: $0) }
+        var scratch = [Float](repeating: 0, count: 192 * 192 * 3)
         let stages: [(String, () throws -> Void)] = [
             ("short-range detector", { _ = try landmarker.detector.detect(in: image, model: .shortRange) }),
+            ("  bare model run", { try shortModel.invoke() }),
+            ("  input sampling 128² (letterbox)", { _ = try scratch.withUnsafeMutableBufferPointer { try short.sample(image, rect: whole, into: $0) } }),
             ("full-range detector", { _ = try landmarker.detector.detect(in: image, model: .fullRange) }),
+            ("  bare model run", { try fullModel.invoke() }),
+            ("  input sampling 192² (letterbox)", { _ = try scratch.withUnsafeMutableBufferPointer { try full.sample(image, rect: whole, into: $0) } }),
             ("combined detectors", { _ = try landmarker.detector.detect(in: image) }),
             ("mesh", { _ = try bare.landmarks(in: image, roi: roi) }),
+            ("  bare model run", { try meshModel.invoke() }),
+            ("  input sampling 192² (rotated)", { _ = try scratch.withUnsafeMutableBufferPointer { try meshSampler.sample(image, rect: roi, into: $0) } }),
+            ("  quantization 192²", { scratch.withUnsafeMutableBufferPointer { InputQuantization.roundToByteLevels($0, range: 0...1) } }),
+            ("  decoding 468 points", {
+                _ = meshModel.withOutput(0) {
+                    LandmarkDecoder(count: 468, valuesPerLandmark: 3, tensorWidth: 192, tensorHeight: 192).decode($0).map { $0.projected(onto: roi) }
+                }
+            }),
             ("iris (both eyes)", { _ = try landmarker.refiningIrises(mesh, in: image) }),
+            ("  bare model run (one eye)", { try irisModel.invoke() }),
+            ("  input crop (one eye)", { _ = try scratch.withUnsafeMutableBufferPointer { try IrisCropSampler().sample(image, rect: eye, into: $0) } }),
             ("capture-quality measures", { _ = try FaceCaptureQuality(face: face, in: image) }),
         ]
-        for (name, body) in stages {
-            let ms = median(try measure(warmup: warmup, iterations: iterations, body))
-            print(String(format: "%-26@ %8.3f ms", name as NSString, ms))
+        let rounds = 5
+        var medians = [[Double]](repeating: [], count: stages.count)
+        for _ in 0..<rounds {
+            for (k, stage) in stages.enumerated() {
+                medians[k].append(median(try measure(warmup: warmup, iterations: max(1, iterations / rounds), stage.1)))
+            }
+        }
+        for ((name, _), m) in zip(stages, medians) {
+            print(String(format: "%-36@ %7.3f ms  (rounds %.3f–%.3f)", name as NSString, median(m), m.min()!, m.max()!))
         }
     }
 
