@@ -99,10 +99,12 @@ struct FacesBench: ParsableCommand {
 
     /// Median time of each pipeline stage on astronaut.png, decoded once, and of its parts: the bare model run
     /// (same interpreter type and thread count, input already filled), the input sampling and the output
-    /// decoding. The rows are measured in `rounds` alternating rounds; each prints the range of its per-round
+    /// decoding; then the three requests end to end (32BGRA buffer, new handler per call, as the main bench). The rows are measured in `rounds` alternating rounds; each prints the range of its per-round
     /// medians, so a stage and its bare model are compared under the same load.
     func timeStages() throws {
-        let image = try ImageDecoder.decode(contentsOf: ModelStore.default.url(for: "astronaut.png")).pixels
+        let url = try ModelStore.default.url(for: "astronaut.png")
+        let image = try ImageDecoder.decode(contentsOf: url).pixels
+        let buffer = try SegmentationBench.decodedBuffer(url)
         let landmarker = try FaceLandmarker(threads: threads)
         let face = try landmarker.detect(in: image).first
         guard let face, let detection = face.detection else { throw BenchError("no face in astronaut.png") }
@@ -149,6 +151,9 @@ struct FacesBench: ParsableCommand {
             ("  bare model run (one eye)", { try irisModel.invoke() }),
             ("  input crop (one eye)", { _ = try scratch.withUnsafeMutableBufferPointer { try IrisCropSampler().sample(image, rect: eye, into: $0) } }),
             ("capture-quality measures", { _ = try FaceCaptureQuality(face: face, in: image) }),
+            ("request: rectangles rev 2", { _ = try Self.rectangles(VNImageRequestHandler(cvPixelBuffer: buffer), revision: 2) }),
+            ("request: rectangles rev 3", { _ = try Self.rectangles(VNImageRequestHandler(cvPixelBuffer: buffer), revision: 3) }),
+            ("request: landmarks rev 3", { _ = try Self.landmarks(VNImageRequestHandler(cvPixelBuffer: buffer)) }),
         ]
         let rounds = 5
         var medians = [[Double]](repeating: [], count: stages.count)
