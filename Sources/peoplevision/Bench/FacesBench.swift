@@ -31,7 +31,7 @@ struct FacesBench: ParsableCommand {
 
     @Option(help: "Timed runs per measurement.") var iterations = 20
     @Option(help: "Untimed warm-up runs.") var warmup = 3
-    @Flag(help: "Only time the pipeline's stages (detectors, mesh, iris) on astronaut.png; no peer.") var stages = false
+    @Flag(help: "Only time the pipeline's stages (detectors, mesh, iris) and their parts (bare model run, input sampling, decoding), then the requests, on astronaut.png; no peer.") var stages = false
     @Option(help: "XNNPACK threads for --stages (default: all cores).") var threads: Int?
 
     func validate() throws {
@@ -103,8 +103,9 @@ struct FacesBench: ParsableCommand {
 
     /// Median time of each pipeline stage on astronaut.png, decoded once, and of its parts: the bare model run
     /// (same interpreter type and thread count, input already filled), the input sampling and the output
-    /// decoding; then the three requests end to end (32BGRA buffer, new handler per call, as the main bench). The rows are measured in `rounds` alternating rounds; each prints the range of its per-round
-    /// medians, so a stage and its bare model are compared under the same load.
+    /// decoding; the six model runs of a landmark request back to back; then the three requests end to end (32BGRA
+    /// buffer, new handler per call, as the main bench). The rows are measured in alternating rounds and each
+    /// prints the range of its per-round medians, so a stage and its parts are compared under the same load.
     func timeStages() throws {
         let url = try ModelStore.default.url(for: "astronaut.png")
         let image = try ImageDecoder.decode(contentsOf: url).pixels
