@@ -26,12 +26,42 @@ static inline __m128 load_pixel(const uint8_t *p) {
 
 static inline __m128 lerp(__m128 a, __m128 b, __m128 t) { return _mm_add_ps(a, _mm_mul_ps(_mm_sub_ps(b, a), t)); }
 
-static inline void store_rgb(float *out, __m128 v, int r_off, int g_off, int b_off, float scale, float offset) {
-    float lanes[4];
-    _mm_storeu_ps(lanes, v);
-    out[0] = lanes[r_off] * scale + offset;
-    out[1] = lanes[g_off] * scale + offset;
-    out[2] = lanes[b_off] * scale + offset;
+// Output value = channel·scale + offset for R, G, B, the channels picked from memory order by `order`
+// (0: RGBA, 1: BGRA, 2: ARGB, else the offsets); lane-wise vector arithmetic is the scalar arithmetic.
+static inline __m128 to_rgb(__m128 v, int order, int r_off, int g_off, int b_off, __m128 scale, __m128 offset) {
+    __m128 rgb;
+    switch (order) {
+    case 0: rgb = v; break;
+    case 1: rgb = _mm_shuffle_ps(v, v, _MM_SHUFFLE(3, 0, 1, 2)); break;
+    case 2: rgb = _mm_shuffle_ps(v, v, _MM_SHUFFLE(0, 3, 2, 1)); break;
+    default: {
+        float lanes[4];
+        _mm_storeu_ps(lanes, v);
+        rgb = _mm_setr_ps(lanes[r_off], lanes[g_off], lanes[b_off], 0);
+    }
+    }
+    return _mm_add_ps(_mm_mul_ps(rgb, scale), offset);
+}
+
+static inline int order_of(int r_off, int g_off, int b_off) {
+    if (r_off == 0 && g_off == 1 && b_off == 2) return 0;
+    if (r_off == 2 && g_off == 1 && b_off == 0) return 1;
+    if (r_off == 1 && g_off == 2 && b_off == 3) return 2;
+    return 3;
+}
+
+// Stores R, G, B of pixel i; all but the row's last pixel store four floats (the fourth is overwritten by the
+// next pixel).
+static inline void store_rgb(float *out, int i, int last, __m128 t) {
+    if (i < last) {
+        _mm_storeu_ps(out + 3 * (size_t)i, t);
+    } else {
+        float lanes[4];
+        _mm_storeu_ps(lanes, t);
+        out[3 * (size_t)i] = lanes[0];
+        out[3 * (size_t)i + 1] = lanes[1];
+        out[3 * (size_t)i + 2] = lanes[2];
+    }
 }
 
 // The 2×2 block at (x0, y0), which lies wholly inside the image.
@@ -75,9 +105,11 @@ static inline __m128 sample(const uint8_t *src, size_t stride, int width, int he
 void cimg_sample_rgb4_row(const uint8_t *restrict src, size_t stride, int width, int height, int r_off, int g_off,
                           int b_off, double sx, double sy, double step_x, double step_y, int count, float scale,
                           float offset, int zero_border, float *restrict out) {
+    const int order = order_of(r_off, g_off, b_off);
+    const __m128 vs = _mm_set1_ps(scale), vo = _mm_set1_ps(offset);
     for (int i = 0; i < count; i++) {
-        store_rgb(out + 3 * (size_t)i, sample(src, stride, width, height, sx, sy, zero_border), r_off, g_off, b_off,
-                  scale, offset);
+        __m128 v = sample(src, stride, width, height, sx, sy, zero_border);
+        store_rgb(out, i, count - 1, to_rgb(v, order, r_off, g_off, b_off, vs, vo));
         sx += step_x;
         sy += step_y;
     }
@@ -86,8 +118,11 @@ void cimg_sample_rgb4_row(const uint8_t *restrict src, size_t stride, int width,
 void cimg_sample_rgb4_row_table(const uint8_t *restrict src, size_t stride, int r_off, int g_off, int b_off,
                                 const intptr_t *restrict xs, const float *restrict ax, long y0, float ay, int first,
                                 int end, float scale, float offset, float *restrict out) {
+    const int order = order_of(r_off, g_off, b_off);
+    const __m128 vs = _mm_set1_ps(scale), vo = _mm_set1_ps(offset);
     for (int i = first; i < end; i++) {
-        store_rgb(out + 3 * (size_t)i, inside(src, stride, xs[i], y0, ax[i], ay), r_off, g_off, b_off, scale,
-                  offset);
+        // The pixel after the interior run is written later (or is past the row), so only the run's last
+        // pixel stores three floats.
+        store_rgb(out, i, end - 1, to_rgb(inside(src, stride, xs[i], y0, ax[i], ay), order, r_off, g_off, b_off, vs, vo));
     }
 }
