@@ -98,6 +98,26 @@ struct TensorSamplerTests {
         if c.fit == .stretch { #expect(padding == .zero) }
     }
 
+    /// The 4-byte formats go through the C kernels, RGB24 through the Swift loops: both must give the same bits,
+    /// inside the image and on both borders, rotated and axis-aligned, stretched and letterboxed.
+    @Test("4-byte sources give exactly the tensor of the same image in RGB24", arguments: [PixelFormat.rgba32, .bgra32, .argb32])
+    func packedFourMatchesSwiftPath(format: PixelFormat) throws {
+        let rgb = try makeImage(97, 61, .rgb24, smoothPattern)
+        let image = try rgb.converted(to: format)
+        for angle in [0.0, 0.3, -1.2] {
+            for fit in [FitMode.stretch, .letterbox] {
+                for border in [BorderMode.zero, .replicate] {
+                    let rect = RotatedRect(centerX: 40.3, centerY: 27.8, width: 90.5, height: 55.25, angle: angle)
+                    let sampler = TensorSampler(width: 48, height: 40, range: -1...1, fit: fit, border: border)
+                    var fast = [Float](repeating: .nan, count: sampler.elementCount), swift = fast
+                    try fast.withUnsafeMutableBufferPointer { _ = try sampler.sample(image, rect: rect, into: $0) }
+                    try swift.withUnsafeMutableBufferPointer { _ = try sampler.sample(rgb, rect: rect, into: $0) }
+                    #expect(fast.map(\.bitPattern) == swift.map(\.bitPattern), "θ=\(angle) \(fit) \(border)")
+                }
+            }
+        }
+    }
+
     @Test("YUV sources sample like their RGB conversion", arguments: [PixelFormat.yuv420BiPlanarFullRange, .yuv420BiPlanarVideoRange])
     func yuvSource(format: PixelFormat) throws {
         let rgb = try makeImage(64, 48, .rgba32, smoothPattern)

@@ -182,6 +182,48 @@ struct FaceEndToEndTests {
         #expect(q > 0 && q <= 1)
     }
 
+    /// Face requests performed on one handler share the detections and meshes: every result equals the one the
+    /// same request gets alone on a fresh handler, and a request with another region of interest on that handler
+    /// gets its own faces.
+    @Test func requestsOnOneHandlerMatchRequestsAlone() throws {
+        func make() -> (VNDetectFaceRectanglesRequest, VNDetectFaceRectanglesRequest, VNDetectFaceLandmarksRequest,
+            VNDetectFaceCaptureQualityRequest)
+        {
+            let r2 = VNDetectFaceRectanglesRequest()
+            r2.revision = VNDetectFaceRectanglesRequestRevision2
+            return (r2, VNDetectFaceRectanglesRequest(), VNDetectFaceLandmarksRequest(), VNDetectFaceCaptureQualityRequest())
+        }
+        let together = make(), alone = make()
+        let shared = try Self.handler("astronaut.png")
+        try shared.perform([together.0, together.1])
+        try shared.perform([together.2, together.3])
+        try Self.handler("astronaut.png").perform([alone.0])
+        try Self.handler("astronaut.png").perform([alone.1])
+        try Self.handler("astronaut.png").perform([alone.2])
+        try Self.handler("astronaut.png").perform([alone.3])
+        func summary(_ faces: [VNFaceObservation]?) -> [[Double]] {
+            (faces ?? []).map { f in
+                var v = [f.boundingBox.minX, f.boundingBox.minY, f.boundingBox.width, f.boundingBox.height].map { Double($0) }
+                v += [Double(f.confidence), f.roll?.doubleValue ?? 9, f.yaw?.doubleValue ?? 9, f.pitch?.doubleValue ?? 9]
+                v += (f.landmarks?.allPoints?.normalizedPoints ?? []).flatMap { [Double($0.x), Double($0.y)] }
+                v.append(Double(f.faceCaptureQuality ?? -1))
+                return v
+            }
+        }
+        #expect(summary(together.0.results).count == 1)
+        #expect(summary(together.0.results) == summary(alone.0.results))
+        #expect(summary(together.1.results) == summary(alone.1.results))
+        #expect(summary(together.2.results) == summary(alone.2.results))
+        #expect(summary(together.3.results) == summary(alone.3.results))
+        #expect(together.2.results?.first?.landmarks?.allPoints?.pointCount == 76)
+
+        // The right third of the image has no face; the same handler must not answer it from the whole image.
+        let right = VNDetectFaceLandmarksRequest()
+        right.regionOfInterest = CGRect(x: 0.65, y: 0, width: 0.35, height: 1)
+        try shared.perform([right])
+        #expect(right.results?.isEmpty == true)
+    }
+
     @Test func captureQualityPrefersTheSharperCapture() throws {
         let image = try ImageDecoder.decode(contentsOf: TestFiles.installed("astronaut.png")).pixels.converted(to: .rgba32)
         func quality(_ pixels: PixelBuffer) throws -> Float {

@@ -42,4 +42,17 @@ void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride,
                              int g_off, int b_off, const float *restrict coef, int low_width, int low_height,
                              float band, float *restrict out, size_t out_stride, int first_row, int row_count,
                              int height, const int32_t *restrict x0, const float *restrict wx, float *restrict scratch);
+/// One row of `TensorSampler`'s bilinear warp from a 4-byte-per-pixel image (`r_off`, `g_off`, `b_off`: channel
+/// byte offsets): `count` output pixels, the first read at pixel-centre position (`sx`, `sy`), each next one
+/// `step_x`, `step_y` further (accumulated); outside the image, zero (`zero_border`) or the nearest edge pixel.
+/// Writes `3·count` floats `value·scale + offset` (R, G, B). Same arithmetic as the Swift sampler, bit for bit.
+void cimg_sample_rgb4_row(const uint8_t *restrict src, size_t stride, int width, int height, int r_off, int g_off,
+                          int b_off, double sx, double sy, double step_x, double step_y, int count, float scale,
+                          float offset, int zero_border, float *restrict out);
+
+/// The interior of one axis-aligned row: output pixels `first ..< end` (written at `out + 3·i`) read the 2×2
+/// block at column `xs[i]`, row `y0` with weights `ax[i]`, `ay`; every block lies inside the image.
+void cimg_sample_rgb4_row_table(const uint8_t *restrict src, size_t stride, int r_off, int g_off, int b_off,
+                                const intptr_t *restrict xs, const float *restrict ax, long y0, float ay, int first,
+                                int end, float scale, float offset, float *restrict out);
 #endif

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CImageKernels
 
 /// Warps a rotated rectangle of an image into a float32 NHWC RGB tensor in one pass.
 ///
@@ -164,6 +165,18 @@ private struct TensorSamplingJob: RGBPixelSourceVisitor {
         }
         let g = geometry
         let tw = g.tensorWidth
+        if let p = source.packed4Layout {
+            ImagingThreads.forEachBand(rows: g.tensorHeight, workPerRow: tw &* 16) { rows in
+                for j in rows {
+                    cimg_sample_rgb4_row(
+                        p.plane.base.assumingMemoryBound(to: UInt8.self), p.plane.bytesPerRow, Int32(p.plane.width),
+                        Int32(p.plane.height), p.r, p.g, p.b, g.originX + Double(j) * g.rowStepX,
+                        g.originY + Double(j) * g.rowStepY, g.columnStepX, g.columnStepY, Int32(tw), scale, offset,
+                        zeroBorder ? 1 : 0, output + j &* tw &* 3)
+                }
+            }
+            return
+        }
         ImagingThreads.forEachBand(rows: g.tensorHeight, workPerRow: tw &* 16) { rows in
             for j in rows {
                 let rowX = g.originX + Double(j) * g.rowStepX
@@ -191,6 +204,7 @@ private struct TensorSamplingJob: RGBPixelSourceVisitor {
     private func visitAxisAligned<S: RGBPixelSource>(_ source: S) {
         let g = geometry
         let tw = g.tensorWidth, w = source.width, h = source.height
+        let packed4 = source.packed4Layout
         withUnsafeTemporaryAllocation(of: Int.self, capacity: tw) { xTable in
             withUnsafeTemporaryAllocation(of: Float.self, capacity: tw) { aTable in
                 // Columns whose 2×2 block lies inside the image form one run (x grows with i).
@@ -227,6 +241,13 @@ private struct TensorSamplingJob: RGBPixelSourceVisitor {
                         }
                         let ay = Float(cy - Double(y0))
                         for i in 0..<lo { slow(i) }
+                        if let p = packed4 {
+                            cimg_sample_rgb4_row_table(
+                                p.plane.base.assumingMemoryBound(to: UInt8.self), p.plane.bytesPerRow, p.r, p.g, p.b,
+                                xs, ax, y0, ay, Int32(lo), Int32(hi), scale, offset, out)
+                            for i in hi..<tw { slow(i) }
+                            continue
+                        }
                         // Interior: four-float stores overlap the next pixel, so the last one stores three.
                         let last = hi &- 1
                         for i in lo..<last {

@@ -10,7 +10,18 @@ protocol RGBPixelSource {
     func bilinear(_ x0: Int, _ y0: Int, _ ax: Float, _ ay: Float) -> SIMD4<Float>
 }
 
+/// A 4-byte-per-pixel plane and the byte offsets of R, G and B in a pixel, for the C kernels.
+struct Packed4Layout {
+    let plane: PlaneView
+    let r: Int32
+    let g: Int32
+    let b: Int32
+}
+
 extension RGBPixelSource {
+    /// The plane and channel offsets when the source is 4 bytes per pixel; `nil` otherwise.
+    @inline(__always) var packed4Layout: Packed4Layout? { (self as? any Packed4Plane)?.layout }
+
     @inline(__always) func bilinear(_ x0: Int, _ y0: Int, _ ax: Float, _ ay: Float) -> SIMD4<Float> {
         let p00 = rgb(x0, y0), p01 = rgb(x0 &+ 1, y0), p10 = rgb(x0, y0 &+ 1), p11 = rgb(x0 &+ 1, y0 &+ 1)
         let top = p00 + (p01 - p00) * ax
@@ -50,8 +61,13 @@ enum ARGBOrder: FourChannelOrder {
     static var a: Int { 0 }
 }
 
-struct Packed4Source<Order: FourChannelOrder>: RGBPixelSource {
+protocol Packed4Plane {
+    var layout: Packed4Layout { get }
+}
+
+struct Packed4Source<Order: FourChannelOrder>: RGBPixelSource, Packed4Plane {
     let plane: PlaneView
+    var layout: Packed4Layout { Packed4Layout(plane: plane, r: Int32(Order.r), g: Int32(Order.g), b: Int32(Order.b)) }
     var width: Int { plane.width }
     var height: Int { plane.height }
     @inline(__always) func rgb(_ x: Int, _ y: Int) -> SIMD4<Float> {

@@ -7,20 +7,25 @@
 /// 11 px (2 % of the image) from MediaPipe's result. Rounding the tensor the way MediaPipe's input is
 /// rounded brings every visible landmark back within about 1 px.
 ///
-/// This post-pass costs about 0.1 ms per tensor; it belongs in the sampler (an option to round
-/// samples to bytes) and moves there when the sampler offers it.
-enum InputQuantization {
+/// This post-pass costs about 0.03 ms per 192×192 tensor (vectorised; it was 0.14–0.2 ms while each value
+/// went through a libm `rintf` call, which baseline x86-64 cannot inline).
+package enum InputQuantization {
     /// Replaces each value `t` of a tensor in `range` by the nearest `p·(max − min)/255 + min`, `p` an integer
     /// 0…255 (ties to even, as OpenCV's `saturate_cast`).
     ///
     /// - Complexity: O(n).
-    static func roundToByteLevels(_ tensor: UnsafeMutableBufferPointer<Float>, range: ClosedRange<Float>) {
+    package static func roundToByteLevels(_ tensor: UnsafeMutableBufferPointer<Float>, range: ClosedRange<Float>) {
+        guard let base = tensor.baseAddress else { return }
         let lo = range.lowerBound
         let scale = (range.upperBound - lo) / 255
         let inverse = 255 / (range.upperBound - lo)
-        for i in tensor.indices {
-            let p = min(max(((tensor[i] - lo) * inverse).rounded(.toNearestOrEven), 0), 255)
-            tensor[i] = p * scale + lo
+        // Clamping to 0…255 first and then adding and subtracting 2²³ rounds to the nearest integer with ties to
+        // even (the default rounding mode), exactly as `rounded(.toNearestOrEven)` followed by the clamp does, in
+        // plain additions that the compiler vectorises.
+        let magic: Float = 8_388_608
+        for i in 0..<tensor.count {
+            let p = min(max((base[i] - lo) * inverse, 0), 255)
+            base[i] = ((p + magic) - magic) * scale + lo
         }
     }
 }

@@ -105,14 +105,18 @@ public final class FaceDetector: Sendable {
         let whole = RotatedRect(covering: image)
         let fullThreshold = minScore ?? (model == .combined ? Self.combinedThreshold : Self.fullRangeThreshold)
         let shortThreshold = minScore ?? Self.shortRangeThreshold
-        // The passes are independent and each model runs on one thread, so they run side by side; results
-        // keep the sequential order (short range, full range, tiles), so the outcome is the same.
+        // The passes are independent and each model runs on one thread, so they run side by side. The full-range
+        // passes (two to four times the short-range one) are handed out first: the calling thread starts on one,
+        // and on a busy machine, where the second thread may wake late, the short pass is still waiting for it
+        // instead of the long one. Results keep the sequential order (short range, full range, tiles), so the
+        // outcome is the same.
         var passes: [@Sendable () throws -> [Detection]] = []
-        if model != .fullRange { passes.append { [self] in try self.run(self.short, image: image, rect: whole, minScore: shortThreshold) } }
         if model != .shortRange { passes.append { [self] in try self.run(self.full, image: image, rect: whole, minScore: fullThreshold) } }
         let tiles = model != .shortRange ? tiling?.tiles(width: image.width, height: image.height) ?? [] : []
         for tile in tiles { passes.append { [self] in try self.run(self.full, image: image, rect: tile, minScore: fullThreshold) } }
-        let results = try concurrently(passes)
+        if model != .fullRange { passes.append { [self] in try self.run(self.short, image: image, rect: whole, minScore: shortThreshold) } }
+        var results = try concurrently(passes)
+        if model != .fullRange { results.insert(results.removeLast(), at: 0) }
         let candidates = Array(results.dropLast(tiles.count).joined())
         if model != .shortRange {
             if tiling != nil {

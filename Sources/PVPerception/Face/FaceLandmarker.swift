@@ -149,7 +149,7 @@ public final class FaceLandmarker: Sendable {
 
     /// The iris ROI of one eye (MODELS.md §7.4): the axis-aligned box of the two corners, corner0 → corner1
     /// level, ×2.3, square.
-    static func irisROI(_ p0: SIMD2<Double>, _ p1: SIMD2<Double>) -> RotatedRect {
+    package static func irisROI(_ p0: SIMD2<Double>, _ p1: SIMD2<Double>) -> RotatedRect {
         let box = BoundingBox(enclosing: [p0, p1])!
         return ROI.rect(box: box, angle: ROI.rotation(from: p0, to: p1, targetAngle: 0)).transformed(by: .iris)
     }

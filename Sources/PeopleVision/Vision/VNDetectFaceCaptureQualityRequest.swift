@@ -38,10 +38,11 @@ public final class VNDetectFaceCaptureQualityRequest: VNImageBasedRequest, VNFac
 
     override func process(_ image: VNImageContext) throws -> [VNObservation] {
         let region = try image.region(regionOfInterest)
+        let scope = VNFacePipeline.Scope(context: image, roi: regionOfInterest)
         let rev = revision
-        let faces = try inputFaceObservations ?? VNFacePipeline.detectFaces(in: region, revision: 3)
+        let faces = try inputFaceObservations ?? VNFacePipeline.detectFaces(in: region, revision: 3, scope: scope)
         return try faces.map { face in
-            let mesh = try VNFacePipeline.mesh(for: face, in: region, irises: true)
+            let mesh = try VNFacePipeline.mesh(for: face, in: region, irises: true, scope: scope)
             let quality = try mesh.map { m in
                 try VNFacePipeline.run { Float(try FaceCaptureQuality(face: m, in: region).score) }
             }

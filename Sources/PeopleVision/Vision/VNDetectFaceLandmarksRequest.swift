@@ -87,13 +87,14 @@ public final class VNDetectFaceLandmarksRequest: VNImageBasedRequest, VNFaceObse
 
     override func process(_ image: VNImageContext) throws -> [VNObservation] {
         let region = try image.region(regionOfInterest)
+        let scope = VNFacePipeline.Scope(context: image, roi: regionOfInterest)
         let (inputs, requested) = settings.withLock { ($0.inputs, $0.constellation) }
         let rev = revision
         let uses76 = requested == .constellation76Points || (requested == .constellationNotDefined && rev >= 3)
         let constellation = uses76 ? FaceLandmarkConstellation.points76 : .points65
-        let faces = try inputs ?? VNFacePipeline.detectFaces(in: region, revision: 3)
+        let faces = try inputs ?? VNFacePipeline.detectFaces(in: region, revision: 3, scope: scope)
         return try faces.map { face in
-            let mesh = try VNFacePipeline.mesh(for: face, in: region, irises: true)
+            let mesh = try VNFacePipeline.mesh(for: face, in: region, irises: true, scope: scope)
             // Faces this request found itself get the box and pose of their final mesh, so every landmark lies
             // inside the box; given observations keep theirs.
             var box = face.boundingBox

@@ -44,7 +44,9 @@ public final class VNDetectFaceRectanglesRequest: VNImageBasedRequest, @unchecke
 
     override func process(_ image: VNImageContext) throws -> [VNObservation] {
         let region = try image.region(regionOfInterest)
-        return try VNFacePipeline.detectFaces(in: region, revision: revision, smallFaces: searchesForSmallFaces)
+        return try VNFacePipeline.detectFaces(
+            in: region, revision: revision, smallFaces: searchesForSmallFaces,
+            scope: VNFacePipeline.Scope(context: image, roi: regionOfInterest))
     }
 }
 

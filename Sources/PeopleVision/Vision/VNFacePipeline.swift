@@ -29,6 +29,44 @@ enum VNFacePipeline {
     /// Most faces one request reports.
     static let maximumFaces = 64
 
+    /// The work done on one handler's image region, reused by the next face request performed on the same
+    /// handler: the detections (with and without the small-face tiles), revision 3's first mesh per detection and
+    /// the mesh with irises per mesh ROI. Several face requests on one image (rectangles, landmarks, capture
+    /// quality, in one `perform` or several) then run the detectors and each mesh once.
+    private final class Shared: @unchecked Sendable {  // state guarded by `recent`'s lock
+        weak var context: VNImageContext?
+        let roi: CGRect
+        var detections: [Bool: [Detection]] = [:]
+        var firstMeshes: [Bool: [Int: FaceMesh?]] = [:]
+        var refined: [RotatedRect: FaceMesh?] = [:]
+
+        init(context: VNImageContext, roi: CGRect) {
+            self.context = context
+            self.roi = roi
+        }
+    }
+
+    private static let recent = Mutex<[Shared]>([])
+
+    /// Where a face request works: its handler's image and region of interest.
+    struct Scope {
+        let context: VNImageContext
+        let roi: CGRect
+    }
+
+    /// Reads or updates the shared work of `scope` (the last few handler regions are kept, weakly).
+    private static func shared<R>(_ scope: Scope?, _ body: (Shared) -> R) -> R? {
+        guard let scope else { return nil }
+        return recent.withLock { list in
+            if let hit = list.first(where: { $0.context === scope.context && $0.roi == scope.roi }) { return body(hit) }
+            list.removeAll { $0.context == nil }
+            let made = Shared(context: scope.context, roi: scope.roi)
+            list.append(made)
+            if list.count > 4 { list.removeFirst(list.count - 4) }
+            return body(made)
+        }
+    }
+
     /// Runs `body`, reporting pipeline errors as Vision errors.
     static func run<R>(_ body: () throws -> R) throws -> R {
         do {
@@ -45,13 +83,21 @@ enum VNFacePipeline {
     /// box and gets roll and yaw from its keypoints, pitch nil. Revision 2
     /// reports the detector's box with roll and yaw from the keypoints rounded to multiples of π/4; revision 1
     /// only the box.
-    static func detectFaces(in region: PixelBuffer, revision: Int, smallFaces: Bool = false) throws -> [VNFaceObservation] {
+    static func detectFaces(in region: PixelBuffer, revision: Int, smallFaces: Bool = false, scope: Scope? = nil) throws
+        -> [VNFaceObservation]
+    {
         let landmarker = try landmarker(irises: false)
-        let detections = try run { try landmarker.detector.detect(in: region, tiling: smallFaces ? .grid2x2 : nil) }
+        let detections: [Detection]
+        if let known = shared(scope, { $0.detections[smallFaces] }) ?? nil {
+            detections = known
+        } else {
+            detections = try run { try landmarker.detector.detect(in: region, tiling: smallFaces ? .grid2x2 : nil) }
+            _ = shared(scope) { $0.detections[smallFaces] = detections }
+        }
         let W = region.width, H = region.height
         var result: [VNFaceObservation] = []
         var meshBoxes: [BoundingBox] = []
-        for detection in detections {
+        for (index, detection) in detections.enumerated() {
             if result.count >= maximumFaces { break }
             let score = VNConfidence(detection.score)
             var box = detection.box
@@ -59,9 +105,14 @@ enum VNFacePipeline {
             var mesh: FaceMesh?
             switch revision {
             case 3:
-                let roi = FaceLandmarker.roi(for: detection)
-                if roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite {
-                    mesh = try run { try landmarker.landmarks(in: region, roi: roi) }
+                if let known = shared(scope, { $0.firstMeshes[smallFaces]?[index] }) ?? nil {
+                    mesh = known
+                } else {
+                    let roi = FaceLandmarker.roi(for: detection)
+                    if roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite {
+                        mesh = try run { try landmarker.landmarks(in: region, roi: roi) }
+                    }
+                    _ = shared(scope) { [mesh] in $0.firstMeshes[smallFaces, default: [:]][index] = .some(mesh) }
                 }
                 if let m = mesh {
                     let mb = m.meshBoundingBox
@@ -96,7 +147,9 @@ enum VNFacePipeline {
     /// that mesh defines; or, without a mesh, run from its detection. Otherwise the mesh runs on a ROI built
     /// from the observation's box (×1.5, square) levelled by its roll. `nil` when the mesh model
     /// finds no face there.
-    static func mesh(for observation: VNFaceObservation, in region: PixelBuffer, irises: Bool) throws -> FaceMesh? {
+    static func mesh(for observation: VNFaceObservation, in region: PixelBuffer, irises: Bool, scope: Scope? = nil) throws
+        -> FaceMesh?
+    {
         let landmarker = try landmarker(irises: irises)
         return try run {
             if let source = observation.source, source.width == region.width, source.height == region.height {
@@ -104,8 +157,11 @@ enum VNFacePipeline {
                     guard irises else { return m }
                     // A second mesh pass on the ROI the first mesh defines (MediaPipe's tracking ROI) aligns the
                     // crop with the face better than the detector's box does, which the eyes and iris need.
-                    return try landmarker.landmarks(in: region, roi: FaceLandmarker.roi(for: m.landmarks))
-                        ?? landmarker.refiningIrises(m, in: region)
+                    let roi = FaceLandmarker.roi(for: m.landmarks)
+                    if let known = shared(scope, { $0.refined[roi] }) ?? nil { return known }
+                    let refined = try landmarker.landmarks(in: region, roi: roi) ?? landmarker.refiningIrises(m, in: region)
+                    _ = shared(scope) { $0.refined[roi] = .some(refined) }
+                    return refined
                 }
                 if let d = source.detection {
                     return try landmarker.landmarks(in: region, roi: FaceLandmarker.roi(for: d))

@@ -20,7 +20,9 @@ struct FacesBench: ParsableCommand {
             model_selection=1; rectangles revision 3 (both detectors + one face-mesh run per face for the \
             head pose) vs FaceMesh (short-range detector + face mesh per face); landmarks (revision 3 \
             rectangles + iris model on both eyes) vs FaceMesh refine_landmarks=True (detector + attention \
-            mesh); capture quality (landmarks + the quality measures) vs the same FaceMesh refine_landmarks=True.
+            mesh); capture quality (landmarks + the quality measures) vs the same FaceMesh refine_landmarks=True; \
+            and the three requests performed together on one handler (they share the detections and meshes) vs \
+            the same FaceMesh refine_landmarks=True.
             """)
 
     static let images: [(name: String, width: Int, height: Int)] = [
@@ -29,7 +31,7 @@ struct FacesBench: ParsableCommand {
 
     @Option(help: "Timed runs per measurement.") var iterations = 20
     @Option(help: "Untimed warm-up runs.") var warmup = 3
-    @Flag(help: "Only time the pipeline's stages (detectors, mesh, iris) on astronaut.png; no peer.") var stages = false
+    @Flag(help: "Only time the pipeline's stages (detectors, mesh, iris) and their parts (bare model run, input sampling, decoding), then the requests, on astronaut.png; no peer.") var stages = false
     @Option(help: "XNNPACK threads for --stages (default: all cores).") var threads: Int?
 
     func validate() throws {
@@ -72,6 +74,8 @@ struct FacesBench: ParsableCommand {
             ("rectangles rev 3 (with pose)", "facemesh", "FaceMesh refine_landmarks=False", { try Self.rectangles($0, revision: 3) }),
             ("landmarks rev 3", "facemesh_refine", "FaceMesh refine_landmarks=True", { try Self.landmarks($0) }),
             ("capture quality rev 2", "facemesh_refine", "FaceMesh refine_landmarks=True (ours does more)", { try Self.quality($0) }),
+            ("rectangles rev 3 + landmarks + capture quality, one handler", "facemesh_refine",
+                "FaceMesh refine_landmarks=True (ours does more)", { try Self.allThree($0) }),
         ]
         for file in files {
             let buffer = try SegmentationBench.decodedBuffer(file)
@@ -97,9 +101,15 @@ struct FacesBench: ParsableCommand {
             rows: rows, ratios: ratios)
     }
 
-    /// Median time of each pipeline stage on astronaut.png, decoded once.
+    /// Median time of each pipeline stage on astronaut.png, decoded once, and of its parts: the bare model run
+    /// (same interpreter type and thread count, input already filled), the input sampling and the output
+    /// decoding; the six model runs of a landmark request back to back; then the three requests end to end (32BGRA
+    /// buffer, new handler per call, as the main bench). The rows are measured in alternating rounds and each
+    /// prints the range of its per-round medians, so a stage and its parts are compared under the same load.
     func timeStages() throws {
-        let image = try ImageDecoder.decode(contentsOf: ModelStore.default.url(for: "astronaut.png")).pixels
+        let url = try ModelStore.default.url(for: "astronaut.png")
+        let image = try ImageDecoder.decode(contentsOf: url).pixels
+        let buffer = try SegmentationBench.decodedBuffer(url)
         let landmarker = try FaceLandmarker(threads: threads)
         let face = try landmarker.detect(in: image).first
         guard let face, let detection = face.detection else { throw BenchError("no face in astronaut.png") }
@@ -108,17 +118,67 @@ struct FacesBench: ParsableCommand {
         meshOnly.refineIrises = false
         let bare = try FaceLandmarker(options: meshOnly, threads: threads)
         let mesh = try bare.landmarks(in: image, roi: roi)!
+        let eye = FaceLandmarker.irisROI(mesh.landmarks[33].position, mesh.landmarks[133].position)
+        func interpreter(_ name: String) throws -> Interpreter {
+            try Interpreter(model: CompiledModel.load(named: name), threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        }
+        let shortModel = try interpreter("face_detection_short_range.tflite")
+        let fullModel = try interpreter("face_detection_full_range_sparse.tflite")
+        let meshModel = try interpreter("face_landmark.tflite")
+        let irisModel = try interpreter("iris_landmark.tflite")
+        let whole = RotatedRect(covering: image)
+        let short = TensorSampler(width: 128, height: 128, range: -1...1, fit: .letterbox, border: .zero)
+        let full = TensorSampler(width: 192, height: 192, range: -1...1, fit: .letterbox, border: .zero)
+        let meshSampler = TensorSampler(width: 192, height: 192, range: 0...1, fit: .stretch, border: .replicate)
+        for (m, s, r) in [(shortModel, short, whole), (fullModel, full, whole), (meshModel, meshSampler, roi)] {
+            try m.withInput(0) { _ = try s.sample(image, rect: r, into: $0) }
+        }
+        try irisModel.withInput(0) { _ = try IrisCropSampler().sample(image, rect: eye, into: $0) }
+        var scratch = [Float](repeating: 0, count: 192 * 192 * 3)
         let stages: [(String, () throws -> Void)] = [
             ("short-range detector", { _ = try landmarker.detector.detect(in: image, model: .shortRange) }),
+            ("  bare model run", { try shortModel.invoke() }),
+            ("  input sampling 128² (letterbox)", { _ = try scratch.withUnsafeMutableBufferPointer { try short.sample(image, rect: whole, into: $0) } }),
             ("full-range detector", { _ = try landmarker.detector.detect(in: image, model: .fullRange) }),
+            ("  bare model run", { try fullModel.invoke() }),
+            ("  input sampling 192² (letterbox)", { _ = try scratch.withUnsafeMutableBufferPointer { try full.sample(image, rect: whole, into: $0) } }),
             ("combined detectors", { _ = try landmarker.detector.detect(in: image) }),
             ("mesh", { _ = try bare.landmarks(in: image, roi: roi) }),
+            ("  bare model run", { try meshModel.invoke() }),
+            ("  input sampling 192² (rotated)", { _ = try scratch.withUnsafeMutableBufferPointer { try meshSampler.sample(image, rect: roi, into: $0) } }),
+            ("  quantization 192²", { scratch.withUnsafeMutableBufferPointer { InputQuantization.roundToByteLevels($0, range: 0...1) } }),
+            ("  decoding 468 points", {
+                _ = meshModel.withOutput(0) {
+                    LandmarkDecoder(count: 468, valuesPerLandmark: 3, tensorWidth: 192, tensorHeight: 192).decode($0).map { $0.projected(onto: roi) }
+                }
+            }),
             ("iris (both eyes)", { _ = try landmarker.refiningIrises(mesh, in: image) }),
+            ("  bare model run (one eye)", { try irisModel.invoke() }),
+            ("  input crop (one eye)", { _ = try scratch.withUnsafeMutableBufferPointer { try IrisCropSampler().sample(image, rect: eye, into: $0) } }),
             ("capture-quality measures", { _ = try FaceCaptureQuality(face: face, in: image) }),
+            ("bare runs in the landmark request's order", {
+                // short, full, mesh, mesh, iris, iris: each model's weights and buffers are cold again when its turn
+                // comes, unlike in the repeated bare runs above.
+                for m in [shortModel, fullModel, meshModel, meshModel, irisModel, irisModel] { try m.invoke() }
+            }),
+            ("request: rectangles rev 2", { _ = try Self.rectangles(VNImageRequestHandler(cvPixelBuffer: buffer), revision: 2) }),
+            ("request: rectangles rev 3", { _ = try Self.rectangles(VNImageRequestHandler(cvPixelBuffer: buffer), revision: 3) }),
+            ("request: landmarks rev 3", { _ = try Self.landmarks(VNImageRequestHandler(cvPixelBuffer: buffer)) }),
         ]
-        for (name, body) in stages {
-            let ms = median(try measure(warmup: warmup, iterations: iterations, body))
-            print(String(format: "%-26@ %8.3f ms", name as NSString, ms))
+        let rounds = 5
+        var medians = [[Double]](repeating: [], count: stages.count)
+        for _ in 0..<rounds {
+            for (k, stage) in stages.enumerated() {
+                medians[k].append(median(try measure(warmup: warmup, iterations: max(1, iterations / rounds), stage.1)))
+            }
+        }
+        for ((name, _), m) in zip(stages, medians) {
+            print(String(format: "%-42@ %7.3f ms  (rounds %.3f–%.3f)", name as NSString, median(m), m.min()!, m.max()!))
+        }
+        let bareRows = stages.indices.filter { stages[$0].0.hasPrefix("  bare model run") }.map { median(medians[$0]) }
+        if bareRows.count == 4 {
+            let sum = bareRows[0] + bareRows[1] + 2 * bareRows[2] + 2 * bareRows[3]
+            print(String(format: "%-42@ %7.3f ms", "sum of the repeated bare runs (same six)" as NSString, sum))
         }
     }
 
@@ -133,6 +193,15 @@ struct FacesBench: ParsableCommand {
         let request = VNDetectFaceLandmarksRequest()
         try handler.perform([request])
         return request.results?.filter { $0.landmarks != nil }.count ?? 0
+    }
+
+    /// The three face requests on one handler, as an app asking for everything does: they share the detections
+    /// and meshes.
+    static func allThree(_ handler: VNImageRequestHandler) throws -> Int {
+        let rectangles = VNDetectFaceRectanglesRequest(), landmarks = VNDetectFaceLandmarksRequest()
+        let quality = VNDetectFaceCaptureQualityRequest()
+        try handler.perform([rectangles, landmarks, quality])
+        return quality.results?.filter { $0.faceCaptureQuality != nil }.count ?? 0
     }
 
     static func quality(_ handler: VNImageRequestHandler) throws -> Int {
