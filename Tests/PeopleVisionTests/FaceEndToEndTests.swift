@@ -126,6 +126,12 @@ struct FaceEndToEndTests {
         }
         #expect(try #require(l76.faceMesh).pointCount == 478)
         #expect(l76.confidence > 0.5)
+        // Per-point estimates from the two mesh passes: in (0, 1], not all alike, most points stable on a clear face.
+        let allPoints = try #require(l76.allPoints)
+        let estimates = try #require(allPoints.precisionEstimatesPerPoint)
+        #expect(estimates.allSatisfy { $0 > 0 && $0 <= 1 })
+        #expect(Set(estimates).count > 10, "estimates differ per point")
+        #expect(estimates.sorted()[estimates.count / 2] > 0.5, "median estimate on a sharp frontal face")
     }
 
     @Test func landmarksAreNormalizedToTheFaceBoxAndMapBack() throws {

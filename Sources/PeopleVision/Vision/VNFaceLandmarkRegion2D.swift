@@ -37,8 +37,10 @@ open class VNFaceLandmarkRegion: NSObject, VNRequestRevisionProviding, @unchecke
 public final class VNFaceLandmarkRegion2D: VNFaceLandmarkRegion, @unchecked Sendable {
     /// The points, normalized to the face box, lower-left origin.
     public let normalizedPoints: [CGPoint]
-    /// One estimate per point with the 76-point constellation, nil with the 65-point one (as Apple's). Here the
-    /// estimate is the mesh model's face-presence probability, the same for every point of a face.
+    /// One estimate per point with the 76-point constellation, nil with the 65-point one (as Apple's): in (0, 1],
+    /// higher for a point the model places more consistently — the mesh's face presence times
+    /// `exp(−moved / (0.05 · eye distance))`, where `moved` is how far the point shifted between the request's two
+    /// mesh passes (the second runs on the crop the first one defines).
     public let precisionEstimatesPerPoint: [Float]?
     /// How the points connect.
     public let pointsClassification: VNPointsClassification

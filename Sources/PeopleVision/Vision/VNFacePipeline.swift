@@ -159,7 +159,8 @@ enum VNFacePipeline {
                     // crop with the face better than the detector's box does, which the eyes and iris need.
                     let roi = FaceLandmarker.roi(for: m.landmarks)
                     if let known = shared(scope, { $0.refined[roi] }) ?? nil { return known }
-                    let refined = try landmarker.landmarks(in: region, roi: roi) ?? landmarker.refiningIrises(m, in: region)
+                    let refined = try landmarker.landmarks(in: region, roi: roi)?.measuringSpread(from: m)
+                        ?? landmarker.refiningIrises(m, in: region)
                     _ = shared(scope) { $0.refined[roi] = .some(refined) }
                     return refined
                 }
