@@ -118,6 +118,8 @@ enum NativeKernel: Sendable {
     case convolution3x3ToOne(expanded: FloatBuffer)
     /// 1×1 convolution with few channels.
     case convolution1x1
+    /// 3×3 or 5×5 depthwise, stride 1 or 2, multiplier 1, channels a multiple of 8 (AVX2) or 16 (AVX-512).
+    case depthwise
 
     /// Set `PEOPLEVISION_XNNPACK_ONLY=1` to run every supported node on XNNPACK (for comparisons).
     static let enabled = ProcessInfo.processInfo.environment["PEOPLEVISION_XNNPACK_ONLY"] != "1"
@@ -485,6 +487,18 @@ extension Plan {
                 && w.padLeft == 0 && w.padRight == 0 && groups == 1 && inC <= 8 && outC == 8 && pixels >= 128 * 128:
                 guard constants[node.inputs[1]] != nil else { continue }
                 nativeKernels[n] = .convolution1x1
+            case .depthwiseConvolution(let w, let multiplier, let channels, _)
+            where multiplier == 1 && w.kernelH == w.kernelW && w.strideH == w.strideW && w.dilationH == 1 && w.dilationW == 1
+                && pvk_depthwise_level(channels, w.kernelH, w.strideH, 2) > 0:
+                // Where the per-operator A/B (`bench profile` with and without PEOPLEVISION_XNNPACK_ONLY=1)
+                // found it faster: stride 1 from 14 (5×5) or 16 (3×3) output columns up; stride 2 only up to
+                // 64 channels and from 24 columns up. Narrower layers with hundreds of channels run faster on
+                // XNNPACK, which walks all channels of one pixel before the next.
+                let ys = shapes[node.outputs[0]]
+                guard ys.count == 4, constants[node.inputs[1]] != nil else { continue }
+                let columns = ys[2]
+                let faster = w.strideH == 1 ? columns >= (w.kernelH == 5 ? 14 : 16) : channels <= 64 && columns >= 24
+                if faster { nativeKernels[n] = .depthwise }
             default:
                 continue
             }
