@@ -281,8 +281,9 @@ void pvk_conv1x1(const float *input, float *output, size_t pixels, size_t input_
     pthreadpool_parallelize_1d(pool, tasks[pvk_level()], &job, blocks, 0);
 }
 
-// Depthwise K×K convolution (K = 3 or 5, stride 1 or 2) for channel counts that fill whole vectors:
-// one 16-channel block per zmm register with AVX-512, one 8-channel block per ymm register with AVX2.
+// Depthwise K×K convolution (K = 3 or 5, stride 1 or 2) for channel counts that are multiples of 8:
+// one 16-channel block per zmm register with AVX-512 (a last 8-channel block masked), one 8-channel
+// block per ymm register with AVX2.
 // Each output row is one task; within it, each channel block keeps its K² tap weights in registers and
 // computes several output pixels per step with fused multiply-adds whose input operand comes straight
 // from memory. As in XNNPACK's depthwise kernels, each output starts from the bias and takes the taps
@@ -302,7 +303,7 @@ typedef struct {
 } pvk_dw_job;
 
 // The per-ISA pieces: vector type, width, load, multiply-add, clamp, store.
-#define PVK_DW_BODY(V, W, LOAD, ZERO, SET1, FMA, MAX, MIN, STORE, NX)                                               \
+#define PVK_DW_ROWS                                                                                              \
     const size_t C = job->channels, K = KSIZE, S = STRIDE;                                                       \
     const float *rows[KSIZE];                                                                                    \
     for (size_t ky = 0; ky < K; ky++) {                                                                          \
@@ -310,9 +311,12 @@ typedef struct {
         rows[ky] = iy >= job->pad_top && iy - job->pad_top < job->in_h ? job->input + (iy - job->pad_top) * job->in_w * C \
                                                                        : job->zeros;                             \
     }                                                                                                            \
-    float *out_row = job->output + oy * job->out_w * C;                                                          \
-    const V lo = SET1(job->lo), hi = SET1(job->hi);                                                              \
-    for (size_t cb = 0; cb < C; cb += W) {                                                                       \
+    float *out_row = job->output + oy * job->out_w * C;
+
+// The channel blocks [CB_BEGIN, CB_END) in steps of W.
+#define PVK_DW_BLOCKS(V, W, LOAD, ZERO, SET1, FMA, MAX, MIN, STORE, NX, CB_BEGIN, CB_END)                       \
+    for (size_t cb = CB_BEGIN; cb < CB_END; cb += W) {                                                           \
+        const V lo = SET1(job->lo), hi = SET1(job->hi);                                                          \
         V w[KSIZE * KSIZE];                                                                                      \
         for (size_t kx = 0; kx < K; kx++)                                                                        \
             for (size_t ky = 0; ky < K; ky++) w[kx * K + ky] = LOAD(job->weights + (ky * K + kx) * C + cb);      \
@@ -357,12 +361,20 @@ typedef struct {
         }                                                                                                \
     }
 
-#define PVK_DW_WIDE_BODY(NX) \
-    PVK_DW_BODY(__m512, 16, _mm512_loadu_ps, _mm512_setzero_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_max_ps, \
-                _mm512_min_ps, _mm512_storeu_ps, NX)
-#define PVK_DW_FAST_BODY(NX) \
-    PVK_DW_BODY(__m256, 8, _mm256_loadu_ps, _mm256_setzero_ps, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_max_ps, \
-                _mm256_min_ps, _mm256_storeu_ps, NX)
+// AVX-512: whole 16-channel blocks, then a last block of 8 channels (when C is an odd multiple of 8)
+// with masked loads and stores, so nothing outside the tensors is read or written.
+#define PVK_LOAD8(p) _mm512_maskz_loadu_ps(0xFF, (p))
+#define PVK_STORE8(p, v) _mm512_mask_storeu_ps((p), 0xFF, (v))
+#define PVK_DW_WIDE_BODY(NX)                                                                                     \
+    PVK_DW_ROWS                                                                                                  \
+    PVK_DW_BLOCKS(__m512, 16, _mm512_loadu_ps, _mm512_setzero_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_max_ps, \
+                  _mm512_min_ps, _mm512_storeu_ps, NX, 0, C / 16 * 16)                                           \
+    PVK_DW_BLOCKS(__m512, 16, PVK_LOAD8, _mm512_setzero_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_max_ps,      \
+                  _mm512_min_ps, PVK_STORE8, NX, C / 16 * 16, C)
+#define PVK_DW_FAST_BODY(NX)                                                                                     \
+    PVK_DW_ROWS                                                                                                  \
+    PVK_DW_BLOCKS(__m256, 8, _mm256_loadu_ps, _mm256_setzero_ps, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_max_ps, \
+                  _mm256_min_ps, _mm256_storeu_ps, NX, 0, C)
 
 // One task function per (ISA, K, stride); the tap loops unroll with K and the weights stay in registers.
 #define PVK_DW_TASKS(KS, ST, NXW, NXF)                                                                 \
@@ -385,9 +397,7 @@ PVK_DW_TASKS(5, 2, 4, 4)
 int pvk_depthwise_level(size_t channels, size_t kernel, size_t stride, int max_level) {
     if ((kernel != 3 && kernel != 5) || (stride != 1 && stride != 2) || channels == 0) return 0;
     int level = pvk_level() < max_level ? pvk_level() : max_level;
-    if (level >= 2 && channels % 16 == 0) return 2;
-    if (level >= 1 && channels % 8 == 0) return 1;
-    return 0;
+    return channels % 8 == 0 ? level : 0;
 }
 
 int pvk_depthwise(const float *input, float *output, size_t in_h, size_t in_w, size_t channels, size_t out_h,

@@ -118,7 +118,7 @@ enum NativeKernel: Sendable {
     case convolution3x3ToOne(expanded: FloatBuffer)
     /// 1×1 convolution with few channels.
     case convolution1x1
-    /// 3×3 or 5×5 depthwise, stride 1 or 2, multiplier 1, channels a multiple of 8 (AVX2) or 16 (AVX-512).
+    /// 3×3 or 5×5 depthwise, stride 1 or 2, multiplier 1, channels a multiple of 8 (AVX-512 or AVX2).
     case depthwise
 
     /// Set `PEOPLEVISION_XNNPACK_ONLY=1` to run every supported node on XNNPACK (for comparisons).
@@ -471,6 +471,12 @@ extension Plan {
             let pixels = xs[1] * xs[2]
             switch node.kind {
             case .depthwiseConvolution(let w, let multiplier, let channels, _)
+            where multiplier == 1 && w.kernelH == w.kernelW && w.strideH == w.strideW && w.dilationH == 1 && w.dilationW == 1
+                && pvk_depthwise_level(channels, w.kernelH, w.strideH, 2) > 0
+                && Self.depthwiseIsFaster(kernel: w.kernelH, stride: w.strideH, columns: shapes[node.outputs[0]][2], channels: channels):
+                guard constants[node.inputs[1]] != nil else { continue }
+                nativeKernels[n] = .depthwise
+            case .depthwiseConvolution(let w, let multiplier, let channels, _)
             where isSame3x3(w) && multiplier == 1 && channels <= 16 && pixels >= 128 * 128:
                 guard let weights = constants[node.inputs[1]] else { continue }
                 let expanded = FloatBuffer(count: 9 * xs[2] * channels)
@@ -487,21 +493,24 @@ extension Plan {
                 && w.padLeft == 0 && w.padRight == 0 && groups == 1 && inC <= 8 && outC == 8 && pixels >= 128 * 128:
                 guard constants[node.inputs[1]] != nil else { continue }
                 nativeKernels[n] = .convolution1x1
-            case .depthwiseConvolution(let w, let multiplier, let channels, _)
-            where multiplier == 1 && w.kernelH == w.kernelW && w.strideH == w.strideW && w.dilationH == 1 && w.dilationW == 1
-                && pvk_depthwise_level(channels, w.kernelH, w.strideH, 2) > 0:
-                // Where the per-operator A/B (`bench profile` with and without PEOPLEVISION_XNNPACK_ONLY=1)
-                // found it faster: stride 1 from 14 (5×5) or 16 (3×3) output columns up; stride 2 only up to
-                // 64 channels and from 24 columns up. Narrower layers with hundreds of channels run faster on
-                // XNNPACK, which walks all channels of one pixel before the next.
-                let ys = shapes[node.outputs[0]]
-                guard ys.count == 4, constants[node.inputs[1]] != nil else { continue }
-                let columns = ys[2]
-                let faster = w.strideH == 1 ? columns >= (w.kernelH == 5 ? 14 : 16) : channels <= 64 && columns >= 24
-                if faster { nativeKernels[n] = .depthwise }
             default:
                 continue
             }
+        }
+    }
+
+    /// Where `pvk_depthwise` beat XNNPACK's depthwise operator on the models' layers (same process,
+    /// alternated, best of seven rounds; all 3×3 and 5×5 depthwise shapes of the bundled models). It wins
+    /// by 1.2–3.7× on the few-channel layers over many pixels; XNNPACK, which walks all channels of one
+    /// pixel before the next, stays ahead on small images with hundreds of channels, and with stride 2 from
+    /// 64 channels up (our kernel walks a whole row once per 16 channels, so wide input rows do not stay
+    /// in the level-1 cache).
+    static func depthwiseIsFaster(kernel: Int, stride: Int, columns: Int, channels: Int) -> Bool {
+        switch (kernel, stride) {
+        case (5, 1): return columns >= 8
+        case (5, 2): return columns >= 7
+        case (3, 1): return columns >= 32 || (columns >= 16 && channels <= 72)
+        default: return columns >= 16 && channels <= 32
         }
     }
 

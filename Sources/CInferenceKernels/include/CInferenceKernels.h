@@ -35,8 +35,8 @@ void pvk_conv1x1(const float *input, float *output, size_t pixels, size_t input_
 /// `pad_top`/`pad_left` (the bottom and right padding follow from the output size). `weights`:
 /// [kernel][kernel][channels] (TFLite's [1, K, K, C]); `bias`: [channels] or NULL. Bit-identical to
 /// XNNPACK's depthwise kernels (same tap order, one fused multiply-add chain per output).
-/// Runs with AVX-512 when `channels` is a multiple of 16, with AVX2+FMA when it is a multiple of 8, never
-/// above `max_level` (1 = AVX2, 2 = AVX-512). Returns the level used, or 0 with the output untouched
+/// `channels` must be a multiple of 8. Runs with AVX-512 or AVX2+FMA as the CPU has them, never above
+/// `max_level` (1 = AVX2, 2 = AVX-512). Returns the level used, or 0 with the output untouched
 /// when the shape or the CPU is not supported.
 int pvk_depthwise(const float *input, float *output, size_t in_h, size_t in_w, size_t channels, size_t out_h,
                   size_t out_w, size_t kernel, size_t stride, size_t pad_top, size_t pad_left, const float *weights,
