@@ -47,9 +47,16 @@ public final class Interpreter {
         let plan = model.plan
         var buffers: [Int: FloatBuffer] = [:]
         let owned = profiling ? Set(plan.nodes.flatMap { $0.inputs + $0.outputs }).filter { plan.constants[$0] == nil }.sorted() : plan.boundaryTensors
-        for t in owned {
-            let count = plan.shapes[t].reduce(1, *)
-            buffers[t] = FloatBuffer(count: count)
+        if profiling {
+            for t in owned { buffers[t] = FloatBuffer(count: plan.shapes[t].reduce(1, *)) }
+        } else {
+            // One arena in which tensors with disjoint lifetimes share memory: each own-kernel node splits a
+            // subgraph, and a buffer per boundary tensor would spread the activations far beyond the caches.
+            let layout = plan.arenaLayout(owned)
+            let arena = FloatBuffer(count: layout.count)
+            for t in owned {
+                buffers[t] = FloatBuffer(viewing: arena, offset: layout.offsets[t]!, count: plan.shapes[t].reduce(1, *))
+            }
         }
         self.buffers = buffers
         // Workers are not yielded after a run (XNN_FLAG_YIELD_WORKERS): waking them again costs more than a small

@@ -127,7 +127,7 @@ enum NativeKernel: Sendable {
 
 extension Plan {
     /// Lowers a parsed model: folds constants, resolves padding and activations, checks shapes, and stages the nodes.
-    init(model: Model) throws {
+    init(model: Model, ownKernels: Bool = NativeKernel.enabled) throws {
         shapes = model.tensors.map(\.shape)
         tensorNames = model.tensors.map(\.name)
         inputs = model.inputs
@@ -416,7 +416,7 @@ extension Plan {
             throw InferenceError(.invalidModel, "graph output '\(model.tensors[o].name)' is never computed")
         }
         fuseSpatialPadding()
-        if NativeKernel.enabled { chooseNativeKernels() }
+        if ownKernels { chooseNativeKernels() }
         try stage()
     }
 
@@ -547,6 +547,51 @@ extension Plan {
             for n in stage.swiftNodes { for o in nodes[n].outputs { boundary.insert(o) } }
         }
         boundaryTensors = boundary.sorted()
+    }
+
+    /// Places `tensors` (the activations an interpreter owns) in one arena: two tensors share memory when
+    /// their lifetimes in execution order do not overlap (a stage's XNNPACK subgraph is one step, each
+    /// Swift node one step). Graph inputs and outputs keep memory of their own. Returns offsets and the
+    /// arena size in floats; each slot leaves `FloatBuffer.padding` floats after its tensor and starts on a
+    /// 64-byte boundary.
+    func arenaLayout(_ tensors: [Int]) -> (offsets: [Int: Int], count: Int) {
+        var first: [Int: Int] = [:], last: [Int: Int] = [:]
+        var step = 0
+        func touch(_ n: Int) {
+            for t in nodes[n].inputs + nodes[n].outputs {
+                first[t] = Swift.min(first[t] ?? step, step)
+                last[t] = Swift.max(last[t] ?? step, step)
+            }
+        }
+        for stage in stages {
+            if !stage.xnnNodes.isEmpty {
+                for n in stage.xnnNodes { touch(n) }
+                step += 1
+            }
+            for n in stage.swiftNodes {
+                touch(n)
+                step += 1
+            }
+        }
+        let pinned = Set(inputs).union(outputs)
+        func lifetime(_ t: Int) -> ClosedRange<Int> { pinned.contains(t) ? -1...Int.max : (first[t] ?? 0)...(last[t] ?? 0) }
+        func slot(_ t: Int) -> Int { (shapes[t].reduce(1, *) + FloatBuffer.padding + 15) / 16 * 16 }
+        var placed: [(range: Range<Int>, life: ClosedRange<Int>)] = []
+        var offsets: [Int: Int] = [:]
+        var total = 0
+        // Largest first, each at the lowest offset clear of the placed tensors whose lifetimes overlap its own.
+        for t in tensors.sorted(by: { (slot($0), $1) > (slot($1), $0) }) {
+            let size = slot(t), life = lifetime(t)
+            var offset = 0
+            for r in placed.filter({ $0.life.overlaps(life) }).map(\.range).sorted(by: { $0.lowerBound < $1.lowerBound })
+            where r.lowerBound < offset + size {
+                offset = Swift.max(offset, r.upperBound)
+            }
+            placed.append((offset..<(offset + size), life))
+            offsets[t] = offset
+            total = Swift.max(total, offset + size)
+        }
+        return (offsets, total)
     }
 
     private func check(_ expected: [Int], _ tensor: Int, _ name: String) throws {
