@@ -280,3 +280,152 @@ void pvk_conv1x1(const float *input, float *output, size_t pixels, size_t input_
     static void (*const tasks[3])(void *, size_t) = {pvk_pointwise_task_base, pvk_pointwise_task_fast, pvk_pointwise_task_wide};
     pthreadpool_parallelize_1d(pool, tasks[pvk_level()], &job, blocks, 0);
 }
+
+// Depthwise K×K convolution (K = 3 or 5, stride 1 or 2) for channel counts that are multiples of 8:
+// one 16-channel block per zmm register with AVX-512 (a last 8-channel block masked), one 8-channel
+// block per ymm register with AVX2.
+// Each output row is one task; within it, each channel block keeps its K² tap weights in registers and
+// computes several output pixels per step with fused multiply-adds whose input operand comes straight
+// from memory. As in XNNPACK's depthwise kernels, each output starts from the bias and takes the taps
+// column by column (kx outer, ky inner) in one chain, padding taps included (as products with zero), so
+// the results are bit-identical to XNNPACK's. Rows above or below the image read from a zero row; the
+// pixels whose window crosses the left or right edge take a separate per-pixel path.
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+typedef struct {
+    const float *input;
+    float *output;
+    const float *weights, *bias, *zeros;
+    size_t in_h, in_w, channels, out_h, out_w, pad_top, pad_left;
+    size_t x_begin, x_end;  // output columns whose window lies inside the image
+    float lo, hi;
+} pvk_dw_job;
+
+// The per-ISA pieces: vector type, width, load, multiply-add, clamp, store.
+#define PVK_DW_ROWS                                                                                              \
+    const size_t C = job->channels, K = KSIZE, S = STRIDE;                                                       \
+    const float *rows[KSIZE];                                                                                    \
+    for (size_t ky = 0; ky < K; ky++) {                                                                          \
+        size_t iy = oy * S + ky;                                                                                 \
+        rows[ky] = iy >= job->pad_top && iy - job->pad_top < job->in_h ? job->input + (iy - job->pad_top) * job->in_w * C \
+                                                                       : job->zeros;                             \
+    }                                                                                                            \
+    float *out_row = job->output + oy * job->out_w * C;
+
+// The channel blocks [CB_BEGIN, CB_END) in steps of W.
+#define PVK_DW_BLOCKS(V, W, LOAD, ZERO, SET1, FMA, MAX, MIN, STORE, NX, CB_BEGIN, CB_END)                       \
+    for (size_t cb = CB_BEGIN; cb < CB_END; cb += W) {                                                           \
+        const V lo = SET1(job->lo), hi = SET1(job->hi);                                                          \
+        V w[KSIZE * KSIZE];                                                                                      \
+        for (size_t kx = 0; kx < K; kx++)                                                                        \
+            for (size_t ky = 0; ky < K; ky++) w[kx * K + ky] = LOAD(job->weights + (ky * K + kx) * C + cb);      \
+        const V b = job->bias ? LOAD(job->bias + cb) : ZERO();                                                   \
+        size_t ox = job->x_begin;                                                                                \
+        for (; ox + NX <= job->x_end; ox += NX) {                                                                \
+            V a[NX];                                                                                             \
+            for (size_t j = 0; j < NX; j++) a[j] = b;                                                            \
+            const size_t base = ((ox * S - job->pad_left) * C) + cb;                                             \
+            for (size_t kx = 0; kx < K; kx++)                                                                    \
+                for (size_t ky = 0; ky < K; ky++) {                                                              \
+                    const float *p = rows[ky] + base + kx * C;                                                   \
+                    for (size_t j = 0; j < NX; j++) a[j] = FMA(LOAD(p + j * S * C), w[kx * K + ky], a[j]);       \
+                }                                                                                                \
+            for (size_t j = 0; j < NX; j++) STORE(out_row + (ox + j) * C + cb, MIN(MAX(a[j], lo), hi));          \
+        }                                                                                                        \
+        /* The rest (edge pixels and the interior's last < NX), NX at a time, the last group repeating   \
+           its last pixel: taps left or right of the image read the zero row, so they multiply zero     \
+           as XNNPACK's padding does. */                                                                 \
+        const size_t edges = job->out_w - (ox - job->x_begin);                                           \
+        for (size_t e0 = 0; e0 < edges; e0 += NX) {                                                      \
+            size_t xs[NX];                                                                               \
+            for (size_t j = 0; j < NX; j++) {                                                            \
+                size_t e = e0 + j < edges ? e0 + j : edges - 1;                                          \
+                xs[j] = e < job->x_begin ? e : e - job->x_begin + ox;                                    \
+            }                                                                                            \
+            V a[NX];                                                                                     \
+            for (size_t j = 0; j < NX; j++) a[j] = b;                                                    \
+            for (size_t kx = 0; kx < K; kx++) {                                                          \
+                size_t offset[NX];                                                                       \
+                int inside[NX];                                                                          \
+                for (size_t j = 0; j < NX; j++) {                                                        \
+                    const size_t ix = xs[j] * S + kx;                                                    \
+                    inside[j] = ix >= job->pad_left && ix - job->pad_left < job->in_w;                   \
+                    offset[j] = inside[j] ? (ix - job->pad_left) * C + cb : cb;                          \
+                }                                                                                        \
+                for (size_t ky = 0; ky < K; ky++)                                                        \
+                    for (size_t j = 0; j < NX; j++)                                                      \
+                        a[j] = FMA(LOAD((inside[j] ? rows[ky] : job->zeros) + offset[j]), w[kx * K + ky], a[j]); \
+            }                                                                                            \
+            for (size_t j = 0; j < NX; j++) STORE(out_row + xs[j] * C + cb, MIN(MAX(a[j], lo), hi));    \
+        }                                                                                                \
+    }
+
+// AVX-512: whole 16-channel blocks, then a last block of 8 channels (when C is an odd multiple of 8)
+// with masked loads and stores, so nothing outside the tensors is read or written.
+#define PVK_LOAD8(p) _mm512_maskz_loadu_ps(0xFF, (p))
+#define PVK_STORE8(p, v) _mm512_mask_storeu_ps((p), 0xFF, (v))
+#define PVK_DW_WIDE_BODY(NX)                                                                                     \
+    PVK_DW_ROWS                                                                                                  \
+    PVK_DW_BLOCKS(__m512, 16, _mm512_loadu_ps, _mm512_setzero_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_max_ps, \
+                  _mm512_min_ps, _mm512_storeu_ps, NX, 0, C / 16 * 16)                                           \
+    PVK_DW_BLOCKS(__m512, 16, PVK_LOAD8, _mm512_setzero_ps, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_max_ps,      \
+                  _mm512_min_ps, PVK_STORE8, NX, C / 16 * 16, C)
+#define PVK_DW_FAST_BODY(NX)                                                                                     \
+    PVK_DW_ROWS                                                                                                  \
+    PVK_DW_BLOCKS(__m256, 8, _mm256_loadu_ps, _mm256_setzero_ps, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_max_ps, \
+                  _mm256_min_ps, _mm256_storeu_ps, NX, 0, C)
+
+// One task function per (ISA, K, stride); the tap loops unroll with K and the weights stay in registers.
+#define PVK_DW_TASKS(KS, ST, NXW, NXF)                                                                 \
+    PVK_WIDE static void pvk_dw_wide_##KS##_##ST(void *context, size_t oy) {                             \
+        const pvk_dw_job *job = context;                                                                 \
+        enum { KSIZE = KS, STRIDE = ST };                                                                \
+        PVK_DW_WIDE_BODY(NXW)                                                                            \
+    }                                                                                                    \
+    PVK_FAST static void pvk_dw_fast_##KS##_##ST(void *context, size_t oy) {                             \
+        const pvk_dw_job *job = context;                                                                 \
+        enum { KSIZE = KS, STRIDE = ST };                                                                \
+        PVK_DW_FAST_BODY(NXF)                                                                            \
+    }
+PVK_DW_TASKS(3, 1, 8, 4)
+PVK_DW_TASKS(3, 2, 8, 4)
+PVK_DW_TASKS(5, 1, 4, 4)
+PVK_DW_TASKS(5, 2, 4, 4)
+#endif
+
+int pvk_depthwise_level(size_t channels, size_t kernel, size_t stride, int max_level) {
+    if ((kernel != 3 && kernel != 5) || (stride != 1 && stride != 2) || channels == 0) return 0;
+    int level = pvk_level() < max_level ? pvk_level() : max_level;
+    return channels % 8 == 0 ? level : 0;
+}
+
+int pvk_depthwise(const float *input, float *output, size_t in_h, size_t in_w, size_t channels, size_t out_h,
+                  size_t out_w, size_t kernel, size_t stride, size_t pad_top, size_t pad_left, const float *weights,
+                  const float *bias, float output_min, float output_max, int max_level, pthreadpool_t pool) {
+    int level = pvk_depthwise_level(channels, kernel, stride, max_level);
+    if (level == 0 || out_h == 0 || out_w == 0) return 0;
+#if defined(__x86_64__)
+    float *zeros = calloc(in_w * channels, sizeof(float));
+    if (!zeros) return 0;
+    // Interior columns: pad_left ≤ ox·stride and ox·stride − pad_left + kernel ≤ in_w.
+    size_t x_begin = (pad_left + stride - 1) / stride;
+    size_t x_end = in_w + pad_left >= kernel ? (in_w + pad_left - kernel) / stride + 1 : 0;
+    if (x_end > out_w) x_end = out_w;
+    if (x_begin > out_w) x_begin = out_w;
+    if (x_end < x_begin) x_end = x_begin;
+    pvk_dw_job job = {input, output, weights, bias, zeros, in_h, in_w, channels, out_h, out_w, pad_top, pad_left,
+                      x_begin, x_end, output_min, output_max};
+    void (*task)(void *, size_t);
+    int k5 = kernel == 5, s2 = stride == 2;
+    if (level == 2)
+        task = k5 ? (s2 ? pvk_dw_wide_5_2 : pvk_dw_wide_5_1) : (s2 ? pvk_dw_wide_3_2 : pvk_dw_wide_3_1);
+    else
+        task = k5 ? (s2 ? pvk_dw_fast_5_2 : pvk_dw_fast_5_1) : (s2 ? pvk_dw_fast_3_2 : pvk_dw_fast_3_1);
+    pthreadpool_parallelize_1d(pool, task, &job, out_h, 0);
+    free(zeros);
+    return level;
+#else
+    return 0;
+#endif
+}

@@ -35,8 +35,13 @@ public final class CompiledModel: Sendable {
 
     /// Lowers a parsed model.
     /// - Throws: ``InferenceError`` naming the operator or tensor that cannot be run.
-    public init(model: Model) throws {
-        let plan = try Plan(model: model)
+    public convenience init(model: Model) throws {
+        try self.init(model: model, ownKernels: NativeKernel.enabled)
+    }
+
+    /// Lowers a parsed model, with or without our own C kernels (for comparisons in one process).
+    package init(model: Model, ownKernels: Bool) throws {
+        let plan = try Plan(model: model, ownKernels: ownKernels)
         self.plan = plan
         inputs = plan.inputs.map { TensorDescription(name: plan.tensorNames[$0], shape: plan.shapes[$0]) }
         outputs = plan.outputs.map { TensorDescription(name: plan.tensorNames[$0], shape: plan.shapes[$0]) }
@@ -48,11 +53,16 @@ public final class CompiledModel: Sendable {
 
     /// Loads a model file.
     public convenience init(contentsOf url: URL) throws {
+        try self.init(contentsOf: url, ownKernels: NativeKernel.enabled)
+    }
+
+    /// Loads a model file, with or without our own C kernels.
+    package convenience init(contentsOf url: URL, ownKernels: Bool) throws {
         let model: Model
         do { model = try Model(contentsOf: url) } catch let e as ModelError {
             throw InferenceError(e.code == .notFound ? .modelNotFound : .invalidModel, "\(url.lastPathComponent): \(e.message)")
         }
-        try self.init(model: model)
+        try self.init(model: model, ownKernels: ownKernels)
     }
 
     private static let cache = Mutex<[String: CompiledModel]>([:])

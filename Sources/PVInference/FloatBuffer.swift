@@ -7,8 +7,12 @@ final class FloatBuffer: @unchecked Sendable {
     /// XNNPACK kernels may read up to 16 bytes beyond a tensor; we pad by a full cache line.
     static let padding = 16
 
+    /// Set for a view into another buffer's memory, which it keeps alive (and does not free).
+    private let owner: FloatBuffer?
+
     init(count: Int) {
         self.count = count
+        owner = nil
         let raw = UnsafeMutableRawPointer.allocate(byteCount: (count + Self.padding) * 4, alignment: 64)
         pointer = raw.bindMemory(to: Float.self, capacity: count + Self.padding)
         pointer.initialize(repeating: 0, count: count + Self.padding)
@@ -21,5 +25,13 @@ final class FloatBuffer: @unchecked Sendable {
 
     var buffer: UnsafeMutableBufferPointer<Float> { UnsafeMutableBufferPointer(start: pointer, count: count) }
 
-    deinit { pointer.deallocate() }
+    /// A view of `count` floats at `offset` floats into `owner`, which must hold them and the padding.
+    init(viewing owner: FloatBuffer, offset: Int, count: Int) {
+        precondition(offset >= 0 && offset + count <= owner.count)
+        self.count = count
+        self.owner = owner
+        pointer = owner.pointer + offset
+    }
+
+    deinit { if owner == nil { pointer.deallocate() } }
 }

@@ -47,9 +47,16 @@ public final class Interpreter {
         let plan = model.plan
         var buffers: [Int: FloatBuffer] = [:]
         let owned = profiling ? Set(plan.nodes.flatMap { $0.inputs + $0.outputs }).filter { plan.constants[$0] == nil }.sorted() : plan.boundaryTensors
-        for t in owned {
-            let count = plan.shapes[t].reduce(1, *)
-            buffers[t] = FloatBuffer(count: count)
+        if profiling {
+            for t in owned { buffers[t] = FloatBuffer(count: plan.shapes[t].reduce(1, *)) }
+        } else {
+            // One arena in which tensors with disjoint lifetimes share memory: each own-kernel node splits a
+            // subgraph, and a buffer per boundary tensor would spread the activations far beyond the caches.
+            let layout = plan.arenaLayout(owned)
+            let arena = FloatBuffer(count: layout.count)
+            for t in owned {
+                buffers[t] = FloatBuffer(viewing: arena, offset: layout.offsets[t]!, count: plan.shapes[t].reduce(1, *))
+            }
         }
         self.buffers = buffers
         // Workers are not yielded after a run (XNN_FLAG_YIELD_WORKERS): waking them again costs more than a small
@@ -165,6 +172,12 @@ extension Interpreter {
             pvk_conv3x3_to1(input, output, xs[1], xs[2], channels, weights, bias?.pointee ?? 0, expanded.pointer, clamp.min, clamp.max, pool.handle)
         case (.convolution1x1, .convolution(_, _, let inC, let outC, let clamp)):
             pvk_conv1x1(input, output, xs[1] * xs[2], inC, outC, weights, bias, clamp.min, clamp.max, pool.handle)
+        case (.depthwise, .depthwiseConvolution(let w, _, let channels, let clamp)):
+            let ys = plan.shapes[node.outputs[0]]
+            let level = pvk_depthwise(
+                input, output, xs[1], xs[2], channels, ys[1], ys[2], w.kernelH, w.strideH, w.padTop, w.padLeft, weights, bias,
+                clamp.min, clamp.max, 2, pool.handle)
+            precondition(level > 0, "\(node.name): the depthwise kernel refused \(node.kind.summary)")
         default:
             preconditionFailure("\(node.name): no native kernel for \(node.kind.summary)")
         }

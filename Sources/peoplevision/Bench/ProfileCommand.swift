@@ -11,8 +11,16 @@ struct ProfileBench: ParsableCommand {
     @Option(help: "XNNPACK threads.") var threads = 1
     @Option(help: "Timed runs.") var iterations = 30
     @Option(help: "Show the N slowest operators.") var top = 15
+    @Flag(
+        help: """
+            Instead, time the whole model with and without our own kernels, alternated in one process \
+            (rounds of --iterations runs each; minimum and median of the per-round medians).
+            """)
+    var ownKernels = false
+    @Option(help: "Rounds for --own-kernels.") var rounds = 10
 
     func run() throws {
+        if ownKernels { return try compareOwnKernels() }
         let m = try CompiledModel.load(named: "\(model).tflite")
         let rows = try Interpreter.profile(model: m, threads: threads, iterations: iterations)
         let total = rows.reduce(0) { $0 + $1.milliseconds }
@@ -27,5 +35,42 @@ struct ProfileBench: ParsableCommand {
         for r in rows.sorted(by: { $0.milliseconds > $1.milliseconds }).prefix(top) {
             print(String(format: "  %8.3f ms  ", r.milliseconds) + r.operator)
         }
+    }
+
+    private func compareOwnKernels() throws {
+        let url = try ModelStore.default.url(for: "\(model).tflite")
+        let variants = try [true, false].map { own in
+            let m = try CompiledModel(contentsOf: url, ownKernels: own)
+            let interpreter = try Interpreter(model: m, threads: threads)
+            var rng = UInt64(1)
+            for i in m.inputs.indices {
+                let values = (0..<m.inputs[i].elementCount).map { _ -> Float in
+                    rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    return Float(rng >> 40) / 16_777_216 * 2 - 1
+                }
+                try interpreter.setInput(i, values)
+            }
+            for _ in 0..<5 { try interpreter.invoke() }
+            return (m.partitionSummary.nativeOperators, interpreter)
+        }
+        var medians: [[Double]] = [[], []]
+        for _ in 0..<rounds {
+            for (v, variant) in variants.enumerated() {
+                var samples: [Double] = []
+                for _ in 0..<iterations {
+                    let start = DispatchTime.now().uptimeNanoseconds
+                    try variant.1.invoke()
+                    samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                }
+                medians[v].append(samples.sorted()[samples.count / 2])
+            }
+        }
+        let best = medians.map { $0.min()! }, middle = medians.map { $0.sorted()[$0.count / 2] }
+        print("| model | own kernels | ms with (min / median) | ms XNNPACK only (min / median) | ratio of minima |")
+        print("|---|---|---|---|---|")
+        print(
+            String(
+                format: "| %@ | %d | %.3f / %.3f | %.3f / %.3f | %.2f |", model as NSString, variants[0].0, best[0], middle[0], best[1],
+                middle[1], best[0] / best[1]))
     }
 }
