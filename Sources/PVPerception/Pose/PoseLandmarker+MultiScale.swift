@@ -127,12 +127,15 @@ extension PoseLandmarker {
         return people
     }
 
-    /// Whether a detection's head box (the pose detector's box is about the head) has a found person's nose within half
-    /// its size of its centre.
+    /// Whether a detection's head box (the pose detector's box is about the head) is centred on a found person's head:
+    /// their nose within half the box's size, or within the person's ear-to-ear distance, of the box centre (a tile
+    /// that sees a large head in part boxes it smaller and off-centre).
     static func isOnAFoundHead(_ detection: Detection, _ people: [PersonPose]) -> Bool {
         let c = detection.box.center
-        let reach = 0.5 * max(detection.box.width, detection.box.height)
+        let half = 0.5 * max(detection.box.width, detection.box.height)
         return people.contains { p in
+            let ears = p.landmarks[7].position - p.landmarks[8].position
+            let reach = max(half, (ears * ears).sum().squareRoot())
             let d = p.landmarks[0].position - c
             return (d * d).sum() < reach * reach
         }

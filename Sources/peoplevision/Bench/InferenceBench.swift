@@ -9,14 +9,18 @@ struct InferenceBench: ParsableCommand {
         abstract: "Latency per model: PeopleVision's executor vs the TensorFlow Lite interpreter (ai-edge-litert), 1 and 2 threads.")
 
 
-    @Option(help: "Timed runs per model and thread count.") var iterations = 50
+    @Option(help: "Timed runs per model, thread count and round.") var iterations = 50
     @Option(help: "Untimed warm-up runs.") var warmup = 5
+    @Option(help: "Rounds, alternating which side goes first; each side's time is the median of its round medians.")
+    var rounds = 3
     @Option(parsing: .upToNextOption, help: "Thread counts to measure.") var threads: [Int] = [1, 2]
     @Option(parsing: .upToNextOption, help: "Models to measure (file names without .tflite).") var models: [String] = ModelStore.pipelineModels
     @Flag(help: "Let XNNPACK use its sparse mode for 1×1 convolutions.") var sparse = false
 
     func validate() throws {
-        guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
+        guard iterations > 0, warmup >= 0, rounds > 0 else {
+            throw ValidationError("iterations and rounds must be positive and warm-up non-negative")
+        }
         guard threads.allSatisfy({ $0 >= 1 }) else { throw ValidationError("thread counts must be at least 1") }
     }
 
@@ -25,20 +29,10 @@ struct InferenceBench: ParsableCommand {
         try peer.prepare(requirements: "requirements-tflite.txt")
         var rows: [[String]] = [], ratios: [Double] = []
         for t in threads {
-            log("peer: \(models.count) models, \(t) thread(s)")
-            let out = try peer.script(
-                "tflite_bench.py",
-                ["--models-dir", ModelStore.default.directory.path, "--threads", "\(t)", "--iterations", "\(iterations)",
-                 "--warmup", "\(warmup)", "--json"] + models)
-            var peerMs: [String: Double] = [:]
-            for line in out.split(separator: "\n") {
-                guard let obj = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                    let m = obj["model"] as? String, let ms = obj["median_ms"] as? Double
-                else { continue }
-                peerMs[m] = ms
-            }
+            // The machine's speed drifts over a run (other tenants, clocks): both sides are measured in several
+            // rounds, taking turns to go first, so that a drift does not land on one side only.
+            var interpreters: [String: Interpreter] = [:]
             for name in models {
-                log("ours: \(name), \(t) thread(s)")
                 let model = try CompiledModel.load(named: "\(name).tflite")
                 let interpreter = try Interpreter(model: model, threads: t, sparseInference: sparse)
                 var rng = UInt64(1)
@@ -48,10 +42,37 @@ struct InferenceBench: ParsableCommand {
                         for k in buf.indices { buf[k] = splitMix(&rng, lo, hi) }
                     }
                 }
-                let ours = median(try measure(warmup: warmup, iterations: iterations) { try interpreter.invoke() })
-                guard let theirs = peerMs[name] else { throw BenchError("the peer did not report \(name)") }
-                rows.append([name, "\(t)", String(format: "%.3f", ours), String(format: "%.3f", theirs)])
-                ratios.append(ours / theirs)
+                interpreters[name] = interpreter
+            }
+            var oursMs: [String: [Double]] = [:], peerMs: [String: [Double]] = [:]
+            func runPeer() throws {
+                log("peer: \(models.count) models, \(t) thread(s)")
+                let out = try peer.script(
+                    "tflite_bench.py",
+                    ["--models-dir", ModelStore.default.directory.path, "--threads", "\(t)", "--iterations", "\(iterations)",
+                     "--warmup", "\(warmup)", "--json"] + models)
+                for line in out.split(separator: "\n") {
+                    guard let obj = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                        let m = obj["model"] as? String, let ms = obj["median_ms"] as? Double
+                    else { continue }
+                    peerMs[m, default: []].append(ms)
+                }
+            }
+            func runOurs() throws {
+                log("ours: \(models.count) models, \(t) thread(s)")
+                for name in models {
+                    let interpreter = interpreters[name]!
+                    oursMs[name, default: []].append(median(try measure(warmup: warmup, iterations: iterations) { try interpreter.invoke() }))
+                }
+            }
+            for round in 0..<rounds {
+                if round % 2 == 0 { try runPeer(); try runOurs() } else { try runOurs(); try runPeer() }
+            }
+            for name in models {
+                guard let theirs = peerMs[name], theirs.count == rounds else { throw BenchError("the peer did not report \(name)") }
+                let ours = median(oursMs[name]!), peer = median(theirs)
+                rows.append([name, "\(t)", String(format: "%.3f", ours), String(format: "%.3f", peer)])
+                ratios.append(ours / peer)
             }
         }
         printRatioTable(header: ["model", "threads", "ours ms", "TFLite ms"], rows: rows, ratios: ratios)
