@@ -76,17 +76,14 @@ enum Greeting {
         let request = VNGeneratePersonSegmentationRequest()
         request.qualityLevel = quality.level
         request.outputPixelFormat = kCVPixelFormatType_OneComponent8
-        // Fast and balanced masks come from 256-pixel model inputs: for a JPEG, Vision reads the file itself, decoded
-        // at a quarter or an eighth of its size in the DCT domain, while the photo is decoded in full for the
-        // composite on the other core. The accurate mask is refined at full size: the photo is decoded once, for
-        // Core Image, and Vision analyses the same pixels.
-        var fromFile: SegmentationTask?
-        if info?.format == .jpeg, quality.level != .accurate, ProcessInfo.processInfo.environment["PVNOFILE"] == nil { fromFile = SegmentationTask(request, url: path) }
         let photo = try loadImage(path.path).image
         // The header's size is the decoded extent except for files the decoder turns (HEIC): then start over.
         let prepared = early.flatMap { $0.extent == photo.extent ? $0 : nil }
             ?? BackdropTask(backdrop, extent: photo.extent, photo: photo)
-        let segmented = fromFile?.wait() ?? Result { try VNImageRequestHandler(ciImage: photo).perform([request]) }
+        // The photo is decoded once, for Core Image; Vision analyses the same pixels. (Letting Vision read the
+        // file itself, decoded smaller for the fast level, beside the full decode was measured slower: 26–31 vs
+        // 24–25 ms at 1080p, the two decodes and the two model branches contending for two cores.)
+        let segmented = Result { try VNImageRequestHandler(ciImage: photo).perform([request]) }
         let background = try prepared.wait()
         try segmented.get()
         guard let maskBuffer = request.results?.first?.pixelBuffer else { throw ValidationError("no mask was produced") }
@@ -119,25 +116,6 @@ extension Greeting {
             return scene.transformed(by: __CGAffineTransformMake(
                 extent.width / scene.extent.width, 0, 0, extent.height / scene.extent.height, 0, 0))
                 .cropped(to: extent)
-        }
-    }
-
-    /// A request performed on an image file by a handler of its own, on another thread.
-    final class SegmentationTask: @unchecked Sendable {
-        // Written once by the worker before `done` is signalled, read only after `wait()` returns.
-        private var result: Result<Void, Error> = .failure(ValidationError("the segmentation did not run"))
-        private let done = DispatchSemaphore(value: 0)
-
-        init(_ request: VNGeneratePersonSegmentationRequest, url: URL) {
-            Thread.detachNewThread { [self] in
-                result = Result { try VNImageRequestHandler(url: url).perform([request]) }
-                done.signal()
-            }
-        }
-
-        func wait() -> Result<Void, Error> {
-            done.wait()
-            return result
         }
     }
 
