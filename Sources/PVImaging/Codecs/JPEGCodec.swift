@@ -51,7 +51,7 @@ enum JPEGCodec {
     /// C, M, Y, K) exist so tests and the fuzz seeds can produce those variants.
     static func encode(
         _ image: PixelBuffer, quality: Int, exif: [UInt8]? = nil, progressive: Bool = false, cmyk: Bool = false,
-        threads: Int = ProcessInfo.processInfo.activeProcessorCount
+        threads: Int = ImagingThreads.maximum
     ) throws -> Data {
         guard (1...100).contains(quality) else {
             throw ImagingError(.invalidArgument, "JPEG quality \(quality) is outside 1…100")
