@@ -122,6 +122,41 @@ struct PoseLandmarkerTests {
         #expect(try PoseTestImages.landmarker().detect(in: canvas).count == 1, "left copy scores 0.49 < 0.5")
     }
 
+    /// Landmark runs two at a time give exactly what one after the other gives, on people side by side and on
+    /// the same detections repeated (which the merge must drop or swap as the sequential loop would).
+    @Test func sideBySideLandmarkRunsMatchSequentialOnes() throws {
+        let landmarker = try PoseTestImages.landmarker()
+        let image = try PoseTestImages.twoAstronauts()
+        let detections = try landmarker.detector.detect(in: image, minScore: 0.3)
+        #expect(detections.count >= 2)
+        for list in [detections, detections + detections.reversed()] {
+            var one: [PersonPose] = [], two: [PersonPose] = []
+            try landmarker.runLandmarks(
+                for: list, in: image, into: &one, maxPeople: 8, sideBySide: false, skip: { _, _ in false }
+            ) { landmarker.add($0, to: &$1) }
+            try landmarker.runLandmarks(
+                for: list, in: image, into: &two, maxPeople: 8, sideBySide: true, skip: { _, _ in false }
+            ) { landmarker.add($0, to: &$1) }
+            #expect(one.count == 2 && two.count == one.count)
+            for (a, b) in zip(one, two) {
+                #expect(a.landmarks.map(\.position) == b.landmarks.map(\.position))
+                #expect(a.presence == b.presence && a.detectionScore == b.detectionScore)
+            }
+            // With a skip rule that depends on the people merged so far, and a budget of one.
+            var three: [PersonPose] = [], four: [PersonPose] = []
+            try landmarker.runLandmarks(
+                for: list, in: image, into: &three, maxPeople: 1, sideBySide: false,
+                skip: PoseLandmarker.isOnAFoundHead
+            ) { landmarker.add($0, to: &$1) }
+            try landmarker.runLandmarks(
+                for: list, in: image, into: &four, maxPeople: 1, sideBySide: true,
+                skip: PoseLandmarker.isOnAFoundHead
+            ) { landmarker.add($0, to: &$1) }
+            #expect(three.count == 1 && four.count == 1)
+            #expect(three.first?.landmarks.map(\.position) == four.first?.landmarks.map(\.position))
+        }
+    }
+
     @Test func tilingMergesRepeatedDetections() throws {
         let landmarker = try PoseTestImages.landmarker { $0.detectorTiling = .grid2x2 }
         let one = try landmarker.detect(in: PoseTestImages.astronaut())
