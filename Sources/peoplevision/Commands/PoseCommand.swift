@@ -47,7 +47,7 @@ struct PoseCommand: ParsableCommand {
         } else {
             print("\(image): \(found.count) \(found.count == 1 ? "person" : "people") (\(size.width)×\(size.height))")
             for (k, body) in found.enumerated() {
-                let joints = try body.recognizedPoints(.all).values.filter { $0.confidence > 0 }.count
+                let joints = try body.recognizedPoints(.all).values.filter { $0.confidence >= BodyRecords.shownConfidence }.count
                 let box = (full.results ?? []).count > k ? full.results![k].boundingBox : .zero
                 print(String(format: "  person %d: confidence %.2f, %d/19 joints, full body box x %.3f y %.3f w %.3f h %.3f",
                     k + 1, body.confidence, joints, box.minX, box.minY, box.width, box.height))
@@ -81,8 +81,8 @@ enum BodyRecords {
         (.rightHip, .rightKnee), (.rightKnee, .rightAnkle),
     ]
 
-    /// `[{"confidence", "joints": {name: [x, y, confidence]}}]`, every joint (joints under the confidence floor
-    /// carry 0).
+    /// `[{"confidence", "joints": {name: [x, y, confidence]}}]`, every joint with its confidence (0 outside the
+    /// image).
     static func records(_ bodies: [VNHumanBodyPoseObservation]) -> [[String: Any]] {
         bodies.map { body in
             var joints: [String: Any] = [:]
@@ -101,8 +101,12 @@ enum BodyRecords {
         }
     }
 
-    /// Skeletons (joints with confidence > 0; left side cyan, right side yellow) and boxes (upper body green, full
-    /// body white).
+    /// Joints drawn and counted from this confidence up (as Apple's sample code filters): below it a joint is the
+    /// model's guess at an occluded point.
+    static let shownConfidence: Float = 0.1
+
+    /// Skeletons (joints with confidence ≥ ``shownConfidence``; left side cyan, right side yellow) and boxes (upper
+    /// body green, full body white).
     static func draw(_ bodies: [VNHumanBodyPoseObservation], upper: [VNHumanObservation], full: [VNHumanObservation],
                      on canvas: inout Canvas) {
         let W = Double(canvas.picture.width), H = Double(canvas.picture.height)
@@ -118,14 +122,14 @@ enum BodyRecords {
         for body in bodies {
             for (a, b) in bones {
                 guard let p = try? body.recognizedPoint(a), let q = try? body.recognizedPoint(b),
-                    p.confidence > 0, q.confidence > 0
+                    p.confidence >= shownConfidence, q.confidence >= shownConfidence
                 else { continue }
                 let left = a.rawValue.rawValue.hasPrefix("left") || b.rawValue.rawValue.hasPrefix("left")
                 let right = a.rawValue.rawValue.hasPrefix("right") || b.rawValue.rawValue.hasPrefix("right")
                 canvas.line(pixel(p), pixel(q), color: left && !right ? .cyan : right && !left ? .yellow : .magenta, width: width)
             }
             for (name, _) in names {
-                guard let p = try? body.recognizedPoint(name), p.confidence > 0 else { continue }
+                guard let p = try? body.recognizedPoint(name), p.confidence >= shownConfidence else { continue }
                 canvas.dot(pixel(p), radius: width * 1.5, color: .red)
             }
         }
