@@ -196,25 +196,11 @@ public struct GuidedFilter: Sendable, Hashable {
                             let ii0 = q[7], ii1 = q[8], ii2 = q[9], ii3 = q[10], ii4 = q[11], ii5 = q[12]
                             for i in 0..<n {
                                 let mr = m0[i], mg = m1[i], mb = m2[i], mp = mp3[i]
-                                let srr: Float = ii0[i] - mr * mr + eps
-                                let srg: Float = ii1[i] - mr * mg
-                                let srb: Float = ii2[i] - mr * mb
-                                let sgg: Float = ii3[i] - mg * mg + eps
-                                let sgb: Float = ii4[i] - mg * mb
-                                let sbb: Float = ii5[i] - mb * mb + eps
                                 let cr: Float = ip0[i] - mr * mp
                                 let cg: Float = ip1[i] - mg * mp
                                 let cb: Float = ip2[i] - mb * mp
-                                // Inverse of the symmetric 3×3 via cofactors.
-                                let i00: Float = sgg * sbb - sgb * sgb
-                                let i01: Float = srb * sgb - srg * sbb
-                                let i02: Float = srg * sgb - srb * sgg
-                                let i11: Float = srr * sbb - srb * srb
-                                let i12: Float = srg * srb - srr * sgb
-                                let i22: Float = srr * sgg - srg * srg
-                                var det: Float = srr * i00
-                                det += srg * i01
-                                det += srb * i02
+                                let (i00, i01, i02, i11, i12, i22, det) = covarianceCofactors(
+                                    mr, mg, mb, ii0[i], ii1[i], ii2[i], ii3[i], ii4[i], ii5[i], eps: eps)
                                 let inv: Float = 1 / det
                                 var vr: Float = i00 * cr
                                 vr += i01 * cg
@@ -461,22 +447,8 @@ extension GuidedFilter {
             let m0 = q[0], m1 = q[1], m2 = q[2], ii0 = q[3], ii1 = q[4], ii2 = q[5], ii3 = q[6], ii4 = q[7], ii5 = q[8]
             for i in 0..<n {
                 let mr = m0[i], mg = m1[i], mb = m2[i]
-                let srr: Float = ii0[i] - mr * mr + eps
-                let srg: Float = ii1[i] - mr * mg
-                let srb: Float = ii2[i] - mr * mb
-                let sgg: Float = ii3[i] - mg * mg + eps
-                let sgb: Float = ii4[i] - mg * mb
-                let sbb: Float = ii5[i] - mb * mb + eps
-                // Inverse of the symmetric 3×3 via cofactors.
-                let i00: Float = sgg * sbb - sgb * sgb
-                let i01: Float = srb * sgb - srg * sbb
-                let i02: Float = srg * sgb - srb * sgg
-                let i11: Float = srr * sbb - srb * srb
-                let i12: Float = srg * srb - srr * sgb
-                let i22: Float = srr * sgg - srg * srg
-                var det: Float = srr * i00
-                det += srg * i01
-                det += srb * i02
+                let (i00, i01, i02, i11, i12, i22, det) = covarianceCofactors(
+                    mr, mg, mb, ii0[i], ii1[i], ii2[i], ii3[i], ii4[i], ii5[i], eps: eps)
                 let d: Float = 1 / det
                 inv[0][i] = i00 * d
                 inv[1][i] = i01 * d
@@ -584,4 +556,29 @@ extension GuidedFilter {
         }
         return out
     }
+}
+
+/// One pixel's regularised colour covariance Σ + εI, from the guide's means and second moments (rr, rg, rb, gg, gb,
+/// bb), as the cofactors of that symmetric 3×3 (rr, rg, rb, gg, gb, bb) and its determinant: Σ⁻¹ = cofactors / det.
+@inline(__always)
+func covarianceCofactors(
+    _ mr: Float, _ mg: Float, _ mb: Float, _ rr: Float, _ rg: Float, _ rb: Float, _ gg: Float, _ gb: Float, _ bb: Float,
+    eps: Float
+) -> (Float, Float, Float, Float, Float, Float, det: Float) {
+    let srr: Float = rr - mr * mr + eps
+    let srg: Float = rg - mr * mg
+    let srb: Float = rb - mr * mb
+    let sgg: Float = gg - mg * mg + eps
+    let sgb: Float = gb - mg * mb
+    let sbb: Float = bb - mb * mb + eps
+    let i00: Float = sgg * sbb - sgb * sgb
+    let i01: Float = srb * sgb - srg * sbb
+    let i02: Float = srg * sgb - srb * sgg
+    let i11: Float = srr * sbb - srb * srb
+    let i12: Float = srg * srb - srr * sgb
+    let i22: Float = srr * sgg - srg * srg
+    var det: Float = srr * i00
+    det += srg * i01
+    det += srb * i02
+    return (i00, i01, i02, i11, i12, i22, det)
 }
