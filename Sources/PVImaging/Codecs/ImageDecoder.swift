@@ -108,7 +108,7 @@ public enum ImageDecoder {
         try info(data: readFile(url))
     }
 
-    static func readFile(_ url: URL) throws -> Data {
+    package static func readFile(_ url: URL) throws -> Data {
         do {
             return try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {

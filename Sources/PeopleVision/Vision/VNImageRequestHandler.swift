@@ -155,13 +155,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     package func imageSize() throws -> (width: Int, height: Int) {
         if let c = prepared.withLock({ $0 }) { return (c.image.width, c.image.height) }
         // An encoded source's header gives the size without decoding (a request may have needed a smaller decode only).
-        let info: ImageInfo?
-        switch source {
-        case .url(let url): info = reduced.withLock({ $0 }) == nil ? nil : try? ImageDecoder.info(contentsOf: url)
-        case .data(let data): info = reduced.withLock({ $0 }) == nil ? nil : try? ImageDecoder.info(data: data)
-        case .pixels, .ciImage: info = nil
-        }
-        if let info {
+        if reduced.withLock({ $0 }) != nil, let data = try? Self.encoded(source), let info = try? ImageDecoder.info(data: data) {
             let stored = (info.width, info.height)
             switch orientation {
             case nil: return info.orientedSize
@@ -202,6 +196,19 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         return context
     }
 
+    /// The bytes of an encoded source (a file is read once, here), nil for pixel sources.
+    private static func encoded(_ source: Source) throws -> Data? {
+        switch source {
+        case .url(let url):
+            guard FileManager.default.isReadableFile(atPath: url.path) else {
+                throw VNError(.invalidImage, "cannot read the image file \(url.path)")
+            }
+            return try ImageDecoder.readFile(url)
+        case .data(let data): return data
+        case .pixels, .ciImage: return nil
+        }
+    }
+
     /// Decodes the source; with a `sufficientSide`, only when a smaller decode is possible (else nil).
     private static func load(_ source: Source, orientation: CGImagePropertyOrientation?, sufficientSide: Int?) throws
         -> PixelBuffer?
@@ -217,16 +224,8 @@ public final class VNImageRequestHandler: @unchecked Sendable {
             return options.applyOrientation && info.orientation.swapsDimensions ? (h, w) : (w, h)
         }
         switch source {
-        case .url(let url):
-            guard FileManager.default.isReadableFile(atPath: url.path) else {
-                throw VNError(.invalidImage, "cannot read the image file \(url.path)")
-            }
-            if let side = sufficientSide {
-                guard let size = minimumSize(try ImageDecoder.info(contentsOf: url), side) else { return nil }
-                options.minimumSize = size
-            }
-            pixels = try ImageDecoder.decode(contentsOf: url, options: options).pixels
-        case .data(let data):
+        case .url, .data:
+            guard let data = try encoded(source) else { return nil }
             if let side = sufficientSide {
                 guard let size = minimumSize(try ImageDecoder.info(data: data), side) else { return nil }
                 options.minimumSize = size
