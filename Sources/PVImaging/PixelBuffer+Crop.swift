@@ -27,3 +27,30 @@ extension PixelBuffer {
         return out
     }
 }
+
+extension PixelBuffer {
+    /// This image (as RGBA) pasted with its top-left corner at each of `positions` onto a new `width × height` RGBA
+    /// canvas whose every byte is `fill` (for test and benchmark pictures built from the sample images).
+    /// - Throws: ``ImagingError`` `.invalidArgument` when a copy would not lie inside the canvas.
+    package func pasted(onto width: Int, _ height: Int, at positions: [(x: Int, y: Int)], fill: UInt8 = 128) throws
+        -> PixelBuffer
+    {
+        let src = try converted(to: .rgba32)
+        for (x, y) in positions where x < 0 || y < 0 || x + src.width > width || y + src.height > height {
+            throw ImagingError(.invalidArgument, "a \(src.width)×\(src.height) image at (\(x), \(y)) leaves a \(width)×\(height) canvas")
+        }
+        var canvas = try PixelBuffer(width: width, height: height, format: .rgba32)
+        canvas.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: fill) }
+        let s = src.bytesPerRow(), d = canvas.bytesPerRow()
+        src.withUnsafeBytes { sp in
+            canvas.withUnsafeMutableBytes { dp in
+                for (x, y) in positions {
+                    for row in 0..<src.height {
+                        (dp.baseAddress! + (y + row) * d + 4 * x).copyMemory(from: sp.baseAddress! + row * s, byteCount: 4 * src.width)
+                    }
+                }
+            }
+        }
+        return canvas
+    }
+}

@@ -14,20 +14,7 @@ enum PoseTestImages {
 
     /// The astronaut twice, side by side, on a 1024×512 canvas.
     static func twoAstronauts() throws -> PixelBuffer {
-        let single = try astronaut()
-        var canvas = try PixelBuffer(width: 1024, height: 512, format: .rgba32)
-        let src = single.bytesPerRow(), dst = canvas.bytesPerRow()
-        single.withUnsafeBytes { s in
-            canvas.withUnsafeMutableBytes { d in
-                for y in 0..<512 {
-                    for copy in 0..<2 {
-                        let to = d.baseAddress! + y * dst + copy * 512 * 4
-                        to.copyMemory(from: s.baseAddress! + y * src, byteCount: 512 * 4)
-                    }
-                }
-            }
-        }
-        return canvas
+        try astronaut().pasted(onto: 1024, 512, at: [(0, 0), (512, 0)], fill: 0)
     }
 
     static func landmarker(_ configure: (inout PoseLandmarker.Options) -> Void = { _ in }) throws -> PoseLandmarker {

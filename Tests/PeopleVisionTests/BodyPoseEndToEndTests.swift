@@ -13,23 +13,6 @@ enum HumanTestImages {
         try ImageDecoder.decode(contentsOf: TestFiles.installed("astronaut.png")).pixels.converted(to: .rgba32)
     }
 
-    /// `image` pasted at `(x, y)` (pixels, top-left) onto a mid-grey `width × height` canvas.
-    static func pasted(_ image: PixelBuffer, width: Int, height: Int, at positions: [(x: Int, y: Int)]) throws -> PixelBuffer {
-        let src = try image.converted(to: .rgba32)
-        var canvas = try PixelBuffer(width: width, height: height, format: .rgba32)
-        canvas.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 128) }
-        let s = src.bytesPerRow(), d = canvas.bytesPerRow()
-        src.withUnsafeBytes { sp in
-            canvas.withUnsafeMutableBytes { dp in
-                for (x, y) in positions {
-                    for row in 0..<src.height {
-                        (dp.baseAddress! + (y + row) * d + 4 * x).copyMemory(from: sp.baseAddress! + row * s, byteCount: 4 * src.width)
-                    }
-                }
-            }
-        }
-        return canvas
-    }
 
     /// MediaPipe's landmark index of each Vision body joint it reports directly.
     static let bodyIndex: [(VNHumanBodyPoseObservation.JointName, Int)] = [
@@ -152,7 +135,7 @@ struct BodyPoseEndToEndTests {
     @Test func severalPeopleAreEachFound() throws {
         let golden = try HumanTestImages.poseGolden()
         let astronaut = try HumanTestImages.astronaut()
-        let two = try HumanTestImages.pasted(astronaut, width: 1024, height: 512, at: [(0, 0), (512, 0)])
+        let two = try astronaut.pasted(onto: 1024, 512, at: [(0, 0), (512, 0)])
         let bodies = try Self.perform(VNImageRequestHandler(cgImage: HumanTestImages.cgImage(two)))
         try #require(bodies.count == 2)
         let noses = try bodies.map { try $0.recognizedPoint(.nose) }.sorted { $0.x < $1.x }
@@ -165,7 +148,7 @@ struct BodyPoseEndToEndTests {
         // Four astronauts at a quarter size in a 2048×1152 frame.
         let small = try astronaut.resized(width: 160, height: 160)
         let spots = [(100, 100), (700, 500), (1300, 200), (1800, 900)]
-        let crowd = try HumanTestImages.pasted(small, width: 2048, height: 1152, at: spots.map { (x: $0.0, y: $0.1) })
+        let crowd = try small.pasted(onto: 2048, 1152, at: spots.map { (x: $0.0, y: $0.1) })
         let people = try Self.perform(VNImageRequestHandler(cgImage: HumanTestImages.cgImage(crowd)))
         #expect(people.count == 4)
         for (x, y) in spots {

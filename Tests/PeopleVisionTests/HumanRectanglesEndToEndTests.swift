@@ -48,7 +48,7 @@ struct HumanRectanglesEndToEndTests {
 
     @Test func onePerPerson() throws {
         let astronaut = try HumanTestImages.astronaut()
-        let two = try HumanTestImages.pasted(astronaut, width: 1024, height: 512, at: [(0, 0), (512, 0)])
+        let two = try astronaut.pasted(onto: 1024, 512, at: [(0, 0), (512, 0)])
         let handler = VNImageRequestHandler(cgImage: HumanTestImages.cgImage(two))
         let boxes = try Self.boxes(handler, upperBodyOnly: false).sorted { $0.boundingBox.minX < $1.boundingBox.minX }
         try #require(boxes.count == 2)

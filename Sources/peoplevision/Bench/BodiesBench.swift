@@ -108,27 +108,9 @@ struct BodiesBench: ParsableCommand {
         let small = try astronaut.resized(width: 160, height: 160)
         return [
             ("astronaut-512", astronaut, [.pose]),
-            ("two-astronauts-1024x512", try paste([astronaut], on: 1024, 512, at: [(0, 0), (512, 0)]), [.pose]),
-            ("four-small-1080p", try paste([small], on: 1920, 1080, at: [(100, 100), (700, 500), (1200, 200), (1650, 800)]), [.pose]),
+            ("two-astronauts-1024x512", try astronaut.pasted(onto: 1024, 512, at: [(0, 0), (512, 0)]), [.pose]),
+            ("four-small-1080p", try small.pasted(onto: 1920, 1080, at: [(100, 100), (700, 500), (1200, 200), (1650, 800)]), [.pose]),
             ("camera-glove-160", try camera.cropped(x: 208, y: 182, width: 160, height: 160), [.hands]),
         ]
-    }
-
-    /// `images[0]` pasted at each position on a mid-grey canvas.
-    static func paste(_ images: [PixelBuffer], on width: Int, _ height: Int, at positions: [(Int, Int)]) throws -> PixelBuffer {
-        let src = images[0]
-        var canvas = try PixelBuffer(width: width, height: height, format: .rgba32)
-        canvas.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 128) }
-        let s = src.bytesPerRow(), d = canvas.bytesPerRow()
-        src.withUnsafeBytes { sp in
-            canvas.withUnsafeMutableBytes { dp in
-                for (x, y) in positions {
-                    for row in 0..<src.height {
-                        (dp.baseAddress! + (y + row) * d + 4 * x).copyMemory(from: sp.baseAddress! + row * s, byteCount: 4 * src.width)
-                    }
-                }
-            }
-        }
-        return canvas
     }
 }
