@@ -70,7 +70,7 @@ let package = Package(
                           exclude: ["README.md"]),
 
         // Tests, one target per layer.
-        .target(name: "PVTestSupport", dependencies: ["PVInference"], path: "Tests/PVTestSupport"),
+        .target(name: "PVTestSupport", dependencies: ["PVInference", "PVImaging"], path: "Tests/PVTestSupport"),
         .testTarget(name: "PVTFLiteTests", dependencies: ["PVTFLite", "PVTestSupport"]),
         .testTarget(name: "PVInferenceTests", dependencies: ["PVInference", "PVTFLite", "PVTestSupport", "CInferenceKernels", "CXNNPack"]),
         .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),

@@ -5,41 +5,6 @@ import Testing
 
 @testable import PVPerception
 
-/// `Tests/Fixtures/hands/hands.json`, written by `scripts/make-hand-goldens` from MediaPipe 0.10.21's Python hands
-/// solution.
-struct HandGolden: Decodable {
-    struct Hand: Decodable {
-        let mediapipeLabel: String
-        let mediapipeScore: Double
-        let side: String
-        let landmarks: [[Double]]
-    }
-    struct Case: Decodable {
-        let name: String
-        let image: String
-        let crop: [Int]?
-        let mirrored: Bool
-        let width: Int
-        let height: Int
-        let hands: [Hand]
-    }
-    let schemaVersion: Int
-    let cases: [Case]
-
-    static func load() throws -> HandGolden {
-        let url = TestFiles.fixtures.appendingPathComponent("hands/hands.json")
-        return try JSONDecoder().decode(HandGolden.self, from: Data(contentsOf: url))
-    }
-
-    /// A case's picture, rebuilt as the generator built it: the sample image, cropped, mirrored left to right.
-    static func image(_ c: Case) throws -> PixelBuffer {
-        var image = try ImageDecoder.decode(contentsOf: TestFiles.installed(c.image)).pixels.converted(to: .rgba32)
-        if let crop = c.crop { image = try image.cropped(x: crop[0], y: crop[1], width: crop[2], height: crop[3]) }
-        if c.mirrored { image = try image.applying(.upMirrored) }
-        return image
-    }
-}
-
 @Suite("HandLandmarker", .serialized)
 struct HandLandmarkerTests {
     static func landmarker(_ configure: (inout HandLandmarker.Options) -> Void = { _ in }) throws -> HandLandmarker {

@@ -8,35 +8,13 @@ import Testing
 struct HandPoseEndToEndTests {
     typealias Joint = VNHumanHandPoseObservation.JointName
 
-    struct Golden: Decodable {
-        struct Hand: Decodable {
-            let side: String
-            let landmarks: [[Double]]
-        }
-        struct Case: Decodable {
-            let name: String
-            let image: String
-            let crop: [Int]?
-            let mirrored: Bool
-            let width: Int
-            let height: Int
-            let hands: [Hand]
-        }
-        let cases: [Case]
-    }
-
     /// The hand cases of `scripts/make-hand-goldens` (MediaPipe 0.10.21) with their pictures: the photographer's
     /// gloved hand. (The patch of sky the hand pipeline also takes for a hand is left to the pipeline's own parity
     /// test: the request's re-crop pass moves the model's guess there by 2.7 % of the patch, as it would move any
     /// guess that is not a hand, while on the glove it stays within 1.8 %.)
-    static func cases() throws -> [(Golden.Case, PixelBuffer)] {
-        let golden = try JSONDecoder().decode(
-            Golden.self, from: Data(contentsOf: TestFiles.fixtures.appendingPathComponent("hands/hands.json")))
-        return try golden.cases.filter { !$0.hands.isEmpty && $0.name.hasPrefix("camera-glove") }.map { c in
-            var image = try ImageDecoder.decode(contentsOf: TestFiles.installed(c.image)).pixels.converted(to: .rgba32)
-            if let crop = c.crop { image = try image.cropped(x: crop[0], y: crop[1], width: crop[2], height: crop[3]) }
-            if c.mirrored { image = try image.applying(.upMirrored) }
-            return (c, image)
+    static func cases() throws -> [(HandGolden.Case, PixelBuffer)] {
+        try HandGolden.load().cases.filter { !$0.hands.isEmpty && $0.name.hasPrefix("camera-glove") }.map { c in
+            (c, try HandGolden.image(c))
         }
     }
 
