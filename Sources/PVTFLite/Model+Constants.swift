@@ -24,8 +24,27 @@ extension Model {
             if t.type == .float32 {
                 return (0..<n).map { Float(bitPattern: p.loadUnaligned(fromByteOffset: 4 * $0, as: UInt32.self).littleEndian) }
             }
-            return (0..<n).map { Float(Float16(bitPattern: p.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self).littleEndian)) }
+            return [Float](unsafeUninitializedCapacity: n) { out, count in
+                for i in 0..<n { out[i] = Self.widen(half: p.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self).littleEndian) }
+                count = n
+            }
         }
+    }
+
+    /// `Float(Float16(bitPattern: bits))`, exactly, without a library call (on x86-64 without F16C, the standard
+    /// conversion calls a runtime function per value, which made fp16 models slow to load).
+    ///
+    /// The half's exponent and mantissa, shifted into a float's, read as a float 2¹¹² times too small
+    /// (the exponent biases differ by 127 − 15); multiplying by 2¹¹² is exact, subnormal halves included.
+    /// Infinities and NaNs keep an all-ones exponent.
+    @inline(__always)
+    static func widen(half bits: UInt16) -> Float {
+        let magnitude = UInt32(bits & 0x7fff)
+        let sign = UInt32(bits & 0x8000) << 16
+        let scaled = Float(bitPattern: magnitude << 13) * 0x1p112
+        let special = Float(bitPattern: (magnitude << 13) | 0x7f80_0000)
+        let value = magnitude >= 0x7c00 ? special : scaled
+        return Float(bitPattern: value.bitPattern | sign)
     }
 
     /// The constant data of an int32 (or int64, narrowed with a range check) tensor.

@@ -57,12 +57,13 @@ public struct Sparsity: Sendable, Hashable {
     ///
     /// - Throws: ``ModelError`` when the description is inconsistent with the shape or the stored values
     ///   (an index out of range, too few or too many values, a traversal order that is not a permutation).
-    public func densify<T: Numeric>(_ values: [T], shape: [Int]) throws -> [T] {
+    public func densify(_ values: [Float], shape: [Int]) throws -> [Float] {
         let rank = shape.count
         let levels = traversalOrder.count
         guard levels == rank + blockMap.count, levels <= 16,
             Set(traversalOrder) == Set(0..<levels),
-            blockMap.allSatisfy({ $0 >= 0 && $0 < rank })
+            blockMap.allSatisfy({ $0 >= 0 && $0 < rank }),
+            shape.allSatisfy({ $0 >= 0 })
         else {
             throw ModelError(.malformed, "sparsity description does not fit a tensor of rank \(rank)")
         }
@@ -74,80 +75,85 @@ public struct Sparsity: Sendable, Hashable {
             }
             blockSize[traversalOrder[level] - rank] = size
         }
-        // The size each level must have: an original dimension divided by its block size, or the block size.
+        var strides = [Int](repeating: 1, count: rank)
+        for i in stride(from: rank - 2, through: 0, by: -1) { strides[i] = strides[i + 1] * shape[i + 1] }
+        // Each level's size, and the step its coordinate makes in the flat output. A dimension blocked by block
+        // levels b1, b2, … (in level order) has index ((c · s1 + c1) · s2 + c2) …, so the flat offset is linear in
+        // the level coordinates: the dimension's level weighs stride · s1 · s2 · …, a block level weighs stride
+        // times the sizes of the blocks after it.
         var expected = [Int](repeating: 0, count: levels)
+        var weight = [Int](repeating: 0, count: levels)
         for level in 0..<levels {
             let d = traversalOrder[level]
             if d >= rank {
-                expected[level] = blockSize[d - rank]
+                let b = d - rank, dim = blockMap[b]
+                expected[level] = blockSize[b]
+                var w = strides[dim]
+                for later in (level + 1)..<levels where traversalOrder[later] >= rank && blockMap[traversalOrder[later] - rank] == dim {
+                    w *= blockSize[traversalOrder[later] - rank]
+                }
+                weight[level] = w
             } else {
                 let block = blockMap.indices.filter { blockMap[$0] == d }.reduce(1) { $0 * blockSize[$1] }
                 guard shape[d] % block == 0 else {
                     throw ModelError(.malformed, "dimension \(d) of \(shape) is not a multiple of its block size \(block)")
                 }
                 expected[level] = shape[d] / block
+                weight[level] = strides[d] * block
             }
             if case .dense(let size) = dimensions[level], size != expected[level] {
                 throw ModelError(.malformed, "dense sparsity level \(level) has size \(size), expected \(expected[level])")
             }
         }
         let total = shape.reduce(1, *)
-        var out = [T](repeating: 0, count: total)
-        var strides = [Int](repeating: 1, count: rank)
-        for i in stride(from: rank - 2, through: 0, by: -1) { strides[i] = strides[i + 1] * shape[i + 1] }
-
-        var coordinate = [Int](repeating: 0, count: levels)
+        var out = [Float](repeating: 0, count: total)
         var next = 0
-
-        func emit() throws {
-            var original = [Int](repeating: 0, count: rank)
-            for level in 0..<levels where traversalOrder[level] < rank {
-                original[traversalOrder[level]] = coordinate[level]
-            }
-            for level in 0..<levels where traversalOrder[level] >= rank {
-                let b = traversalOrder[level] - rank
-                original[blockMap[b]] = original[blockMap[b]] * blockSize[b] + coordinate[level]
-            }
-            var flat = 0
-            for d in 0..<rank {
-                guard original[d] >= 0, original[d] < shape[d] else {
-                    throw ModelError(.malformed, "sparse index \(original) lies outside shape \(shape)")
+        try out.withUnsafeMutableBufferPointer { o in
+            try values.withUnsafeBufferPointer { v in
+                // Depth-first walk; depth is at most 16 levels and the work is bounded by the element count
+                // (dense levels have their exact expected size) plus the number of stored indices.
+                func walk(level: Int, parent: Int, offset: Int) throws {
+                    if level == levels {
+                        guard next < v.count else {
+                            throw ModelError(.malformed, "sparse tensor stores fewer values than its indices address")
+                        }
+                        o[offset] = v[next]
+                        next += 1
+                        return
+                    }
+                    let w = weight[level]
+                    switch dimensions[level] {
+                    case .dense(let size):
+                        if level == levels - 1 {
+                            guard next + size <= v.count else {
+                                throw ModelError(.malformed, "sparse tensor stores fewer values than its indices address")
+                            }
+                            for i in 0..<size { o[offset + i * w] = v[next + i] }
+                            next += size
+                            return
+                        }
+                        for i in 0..<size { try walk(level: level + 1, parent: parent * size + i, offset: offset + i * w) }
+                    case .sparse(let segments, let indices):
+                        guard parent + 1 < segments.count else {
+                            throw ModelError(.malformed, "sparse segment \(parent) is missing")
+                        }
+                        let lo = segments[parent]
+                        let hi = segments[parent + 1]
+                        guard lo >= 0, lo <= hi, hi <= indices.count else {
+                            throw ModelError(.malformed, "sparse segment \(lo)..<\(hi) lies outside \(indices.count) indices")
+                        }
+                        for i in lo..<hi {
+                            let c = indices[i]
+                            guard c >= 0, c < expected[level] else {
+                                throw ModelError(.malformed, "sparse index \(c) at level \(level) lies outside 0..<\(expected[level])")
+                            }
+                            try walk(level: level + 1, parent: i, offset: offset + c * w)
+                        }
+                    }
                 }
-                flat += original[d] * strides[d]
-            }
-            guard next < values.count else {
-                throw ModelError(.malformed, "sparse tensor stores fewer values than its indices address")
-            }
-            out[flat] = values[next]
-            next += 1
-        }
-
-        // Depth-first walk; depth is at most 16 levels and the work is bounded by the element count
-        // (dense levels have their exact expected size) plus the number of stored indices.
-        func walk(level: Int, parent: Int) throws {
-            if level == levels { return try emit() }
-            switch dimensions[level] {
-            case .dense(let size):
-                for i in 0..<size {
-                    coordinate[level] = i
-                    try walk(level: level + 1, parent: parent * size + i)
-                }
-            case .sparse(let segments, let indices):
-                guard parent + 1 < segments.count else {
-                    throw ModelError(.malformed, "sparse segment \(parent) is missing")
-                }
-                let lo = segments[parent]
-                let hi = segments[parent + 1]
-                guard lo >= 0, lo <= hi, hi <= indices.count else {
-                    throw ModelError(.malformed, "sparse segment \(lo)..<\(hi) lies outside \(indices.count) indices")
-                }
-                for i in lo..<hi {
-                    coordinate[level] = indices[i]
-                    try walk(level: level + 1, parent: i)
-                }
+                try walk(level: 0, parent: 0, offset: 0)
             }
         }
-        try walk(level: 0, parent: 0)
         guard next == values.count else {
             throw ModelError(.malformed, "sparse tensor stores \(values.count) values but its indices address \(next)")
         }

@@ -1,5 +1,5 @@
 import Foundation
-import PVTFLite
+@testable import PVTFLite
 import PVTestSupport
 import Testing
 
@@ -67,6 +67,33 @@ import Testing
             dimensions: [.dense(size: 2), .sparse(segments: [0, 1, 2], indices: [1, 0]), .dense(size: 2)])
         let dense = try sparsity.densify([1, 2, 3, 4] as [Float], shape: [2, 4])
         #expect(dense == [0, 0, 1, 2, 3, 4, 0, 0])
+    }
+
+    @Test func densifiesTraversalOrderAndNestedBlocks() throws {
+        // Column-major walk of a dense 2×3 matrix.
+        let transposed = try Sparsity.testing(
+            traversalOrder: [1, 0], blockMap: [], dimensions: [.dense(size: 3), .dense(size: 2)])
+        #expect(try transposed.densify([1, 2, 3, 4, 5, 6], shape: [2, 3]) == [1, 3, 5, 2, 4, 6])
+        // A length-8 vector blocked twice (2 blocks of 2 blocks of 2): index ((c · 2 + c1) · 2 + c2).
+        let nested = try Sparsity.testing(
+            traversalOrder: [0, 1, 2], blockMap: [0, 0],
+            dimensions: [.sparse(segments: [0, 1], indices: [1]), .dense(size: 2), .dense(size: 2)])
+        #expect(try nested.densify([1, 2, 3, 4], shape: [8]) == [0, 0, 0, 0, 1, 2, 3, 4])
+        // A compressed index past its level's size is an error.
+        let outside = try Sparsity.testing(
+            traversalOrder: [0, 1], blockMap: [], dimensions: [.dense(size: 1), .sparse(segments: [0, 1], indices: [4])])
+        #expect(throws: ModelError.self) { try outside.densify([1], shape: [1, 4]) }
+    }
+
+    @Test func widensEveryHalfExactly() {
+        for bits in UInt16.min...UInt16.max {
+            let expected = Float(Float16(bitPattern: bits)), got = Model.widen(half: bits)
+            if expected.isNaN {
+                #expect(got.isNaN, "half \(bits)")
+            } else if got.bitPattern != expected.bitPattern {
+                #expect(got.bitPattern == expected.bitPattern, "half \(bits)")
+            }
+        }
     }
 
     @Test func rejectsTinyAndForeignFiles() {
