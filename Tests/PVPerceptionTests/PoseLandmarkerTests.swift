@@ -144,6 +144,22 @@ struct PoseLandmarkerTests {
         }
     }
 
+    /// With one whole-image detection, tiles are searched beside its landmark run: exactly the result of searching
+    /// them after it. The twin picture's left copy is found only through a tile.
+    @Test func tilesSearchedBesideTheLandmarkRunChangeNothing() throws {
+        let landmarker = try PoseTestImages.landmarker()
+        let image = try PoseTestImages.twoAstronauts()
+        #expect(try landmarker.detector.detect(in: image, minScore: landmarker.options.minDetectionScore).count == 1)
+        let options = PoseLandmarker.MultiScaleOptions()
+        let after = try landmarker.detectMultiScale(in: image, maxPeople: 8, options: options, tilesBeside: false)
+        let beside = try landmarker.detectMultiScale(in: image, maxPeople: 8, options: options, tilesBeside: true)
+        #expect(after.count == 2 && beside.count == after.count)
+        for (a, b) in zip(after, beside) {
+            #expect(a.landmarks.map(\.position) == b.landmarks.map(\.position))
+            #expect(a.presence == b.presence && a.detectionScore == b.detectionScore)
+        }
+    }
+
     @Test func tilingMergesRepeatedDetections() throws {
         let landmarker = try PoseTestImages.landmarker { $0.detectorTiling = .grid2x2 }
         let one = try landmarker.detect(in: PoseTestImages.astronaut())

@@ -1,4 +1,6 @@
+import Foundation
 import PVImaging
+import Synchronization
 
 extension PoseLandmarker {
     /// How ``detectMultiScale(in:maxPeople:options:)`` looks for people the whole-image pass misses.
@@ -73,37 +75,67 @@ extension PoseLandmarker {
     public func detectMultiScale(in image: PixelBuffer, maxPeople: Int, options multi: MultiScaleOptions = MultiScaleOptions())
         throws -> [PersonPose]
     {
+        try detectMultiScale(
+            in: image, maxPeople: maxPeople, options: multi, tilesBeside: ProcessInfo.processInfo.activeProcessorCount > 1)
+    }
+
+    /// ``detectMultiScale(in:maxPeople:options:)``; `tilesBeside` lets tiles be searched beside the whole-image pass's
+    /// landmark run (same result, sooner on several cores).
+    func detectMultiScale(in image: PixelBuffer, maxPeople: Int, options multi: MultiScaleOptions, tilesBeside: Bool)
+        throws -> [PersonPose]
+    {
         try multi.validate()
         guard (1...64).contains(maxPeople) else {
             throw PerceptionError(.invalidArgument, "maxPeople \(maxPeople) is outside 1…64")
         }
-        var people: [PersonPose] = []
         // Whole image, as detect(in:) does, except that a detection whose head box sits on the nose of a person
         // already found is not given a landmark run: it can only find that person again.
-        try runLandmarks(
-            for: try detector.detect(in: image, minScore: options.minDetectionScore), in: image, into: &people,
-            maxPeople: maxPeople, skip: Self.isOnAFoundHead
-        ) { self.add($0, to: &$1) }
+        let whole = try detector.detect(in: image, minScore: options.minDetectionScore)
+        let allTiles = multi.tiles(width: image.width, height: image.height)
+        let detector = self.detector, minScore = multi.tileMinDetectionScore
+        let searchTile = { @Sendable (tile: RotatedRect) in try detector.detect(in: image, region: tile, minScore: minScore) }
+        // Which tiles get searched depends on the landmark boxes of the people found, but a tile's detections do
+        // not. With a single whole-image detection (one landmark run, a core left idle) tiles are searched beside
+        // that run, those farthest from the person's head-to-hips line first (the least likely to be covered),
+        // until it ends. The result is exactly that of searching after it.
+        let early = Mutex<(done: Bool, found: [Int: [Detection]])>((false, [:]))
+        var people: [PersonPose]
+        if whole.count == 1, maxPeople > 1, tilesBeside {
+            let head = whole[0].box.center, hips = whole[0].keypoints[0]
+            let order = allTiles.indices.sorted {
+                Self.distance(allTiles[$0].boundingBox.center, head, hips) > Self.distance(allTiles[$1].boundingBox.center, head, hips)
+            }
+            let branches = try concurrently([
+                { @Sendable in
+                    defer { early.withLock { $0.done = true } }
+                    return try self.landmarkWholeImage(whole, in: image, maxPeople: maxPeople)
+                },
+                { @Sendable in
+                    for i in order {
+                        if early.withLock({ $0.done }) { break }
+                        let detections = try searchTile(allTiles[i])
+                        early.withLock { $0.found[i] = detections }
+                    }
+                    return []
+                },
+            ])
+            people = branches[0]
+        } else {
+            people = try landmarkWholeImage(whole, in: image, maxPeople: maxPeople)
+        }
         guard people.count < maxPeople else { return people }
         // A tile mostly covered by the people found already has no room for someone they hide from the whole-image
         // pass; the others are searched.
         let found = people.map(\.landmarkBoundingBox)
-        let threshold = multi.coverageToSkipTile
-        let tiles = multi.tiles(width: image.width, height: image.height).filter { tile in
-            let t = tile.boundingBox
-            let covered = found.reduce(0.0) { sum, b in
-                let w = min(t.xMax, b.xMax) - max(t.xMin, b.xMin), h = min(t.yMax, b.yMax) - max(t.yMin, b.yMin)
-                return sum + (w > 0 && h > 0 ? w * h : 0)
-            }
-            return covered < threshold * t.width * t.height
-        }
+        let tiles = allTiles.indices.filter { !Self.isCovered(allTiles[$0], by: found, threshold: multi.coverageToSkipTile) }
         guard !tiles.isEmpty else { return people }
 
         // The tiles are independent single-threaded detector runs: side by side, results in tile order.
-        let detector = self.detector, minScore = multi.tileMinDetectionScore
-        var candidates = Array(try concurrently(tiles.map { tile in
-            { @Sendable in try detector.detect(in: image, region: tile, minScore: minScore) }
-        }).joined())
+        var searched = early.withLock { $0.found }
+        let remaining = tiles.filter { searched[$0] == nil }
+        let late = try concurrently(remaining.map { i in { @Sendable in try searchTile(allTiles[i]) } })
+        for (k, i) in remaining.enumerated() { searched[i] = late[k] }
+        var candidates = Array(tiles.compactMap { searched[$0] }.joined())
         // Across tiles: plain NMS (no averaging), highest score first.
         candidates = NonMaxSuppression.standard(candidates, iouThreshold: PoseDetector.iouThreshold)
         // Already found: a person whose ROI is nearly this one, or whose nose this head box covers (the same person
@@ -125,6 +157,34 @@ extension PoseLandmarker {
             }
         }
         return people
+    }
+
+    /// The whole-image pass's landmark runs, as in ``detectMultiScale(in:maxPeople:options:)``.
+    private func landmarkWholeImage(_ whole: [Detection], in image: PixelBuffer, maxPeople: Int) throws -> [PersonPose] {
+        var people: [PersonPose] = []
+        try runLandmarks(for: whole, in: image, into: &people, maxPeople: maxPeople, skip: Self.isOnAFoundHead) {
+            self.add($0, to: &$1)
+        }
+        return people
+    }
+
+    /// The distance from `p` to the segment `a`–`b`.
+    static func distance(_ p: SIMD2<Double>, _ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
+        let ab = b - a, ap = p - a
+        let length2 = (ab * ab).sum()
+        let t = length2 > 0 ? min(1, max(0, (ap * ab).sum() / length2)) : 0
+        let d = ap - t * ab
+        return (d * d).sum().squareRoot()
+    }
+
+    /// Whether `boxes` cover at least `threshold` of the tile's area (the sum of their overlaps with it).
+    static func isCovered(_ tile: RotatedRect, by boxes: [BoundingBox], threshold: Double) -> Bool {
+        let t = tile.boundingBox
+        let covered = boxes.reduce(0.0) { sum, b in
+            let w = min(t.xMax, b.xMax) - max(t.xMin, b.xMin), h = min(t.yMax, b.yMax) - max(t.yMin, b.yMin)
+            return sum + (w > 0 && h > 0 ? w * h : 0)
+        }
+        return covered >= threshold * t.width * t.height
     }
 
     /// Whether a detection's head box (the pose detector's box is about the head) is centred on a found person's head:
