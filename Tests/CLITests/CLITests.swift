@@ -70,6 +70,18 @@ import Testing
         let r4 = try Self.run(["segment", astronaut, "-o", Self.scratch("m.png").path, "--quality", "best"])
         #expect(r4.status != 0)
         #expect(!FileManager.default.fileExists(atPath: out.path))
+        // An output folder that does not exist: one readable line naming the file, for every command that writes.
+        let missing = Self.scratch("no-such-folder")
+        for arguments in [
+            ["greet", astronaut, "--background", "blur", "--quality", "fast", "-o", missing.appendingPathComponent("g.jpg").path],
+            ["segment", astronaut, "--quality", "fast", "-o", missing.appendingPathComponent("m.png").path],
+        ] {
+            let r = try Self.run(arguments)
+            #expect(r.status != 0)
+            #expect(r.stderr.hasPrefix("Error: cannot write \(missing.path)"), "\(arguments[0]): \(r.stderr)")
+            #expect(!r.stderr.contains("Error Domain="), "not as an NSError dump")
+            #expect(!FileManager.default.fileExists(atPath: missing.path))
+        }
     }
 
     @Test func greetComposites() throws {
