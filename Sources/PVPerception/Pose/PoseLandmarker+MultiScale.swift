@@ -30,17 +30,26 @@ extension PoseLandmarker {
         /// A person found through a tile is dropped when its landmark box overlaps a person already found by more than
         /// this IoU (default 0.5).
         public var duplicateIoU: Double = 0.5
+        /// Whether the searched tiles are also segmented (landscape selfie model, about 1 ms a tile) to propose
+        /// people the pose detector does not see, such as people seen from behind or from above (default true). Each
+        /// mask region the people found do not already hold gets an upright landmark ROI around it, heaviest region
+        /// first, up to ``maxProposalRuns``; the landmark model's presence test decides. See `PersonProposals`.
+        public var segmentationProposals = true
+        /// Most landmark runs spent on segmentation proposals per image (default 8).
+        public var maxProposalRuns = 8
 
         public init() {}
 
         func validate() throws {
             guard (64...4096).contains(tileSide), (0...1).contains(coverageToSkipTile),
-                (0...1).contains(tileMinDetectionScore), (0...1).contains(sameROIIoU), (0...1).contains(duplicateIoU)
+                (0...1).contains(tileMinDetectionScore), (0...1).contains(sameROIIoU), (0...1).contains(duplicateIoU),
+                (0...64).contains(maxProposalRuns)
             else {
                 throw PerceptionError(
                     .invalidArgument,
                     "multi-scale options: tileSide \(tileSide) must be 64…4096, coverageToSkipTile \(coverageToSkipTile) and "
-                        + "tileMinDetectionScore \(tileMinDetectionScore) and sameROIIoU \(sameROIIoU) 0…1")
+                        + "tileMinDetectionScore \(tileMinDetectionScore) and sameROIIoU \(sameROIIoU) 0…1, maxProposalRuns "
+                        + "\(maxProposalRuns) 0…64")
             }
         }
 
@@ -156,7 +165,56 @@ extension PoseLandmarker {
                 people.append(person)
             }
         }
+        guard multi.segmentationProposals, multi.maxProposalRuns > 0, people.count < maxPeople else { return people }
+        try addSegmentationProposals(in: image, tiles: tiles.map { allTiles[$0] }, to: &people, maxPeople: maxPeople, options: multi)
         return people
+    }
+
+    /// Segments the searched tiles and gives the mask regions no person found holds a landmark run each
+    /// (``MultiScaleOptions/segmentationProposals``); ``accepts(_:from:among:duplicateIoU:)`` decides who joins.
+    private func addSegmentationProposals(
+        in image: PixelBuffer, tiles: [RotatedRect], to people: inout [PersonPose], maxPeople: Int, options multi: MultiScaleOptions
+    ) throws {
+        let proposer = try personProposals()
+        let masks = try concurrently(tiles.map { tile in { @Sendable in try proposer.mask(of: image, tile: tile) } })
+        var regions: [PersonProposals.Region] = []
+        for (mask, tile) in zip(masks, tiles) { regions += PersonProposals.regions(of: mask, tile: tile) }
+        // Overlapping tiles see the same person twice: the heavier region (the more complete view) stays.
+        regions.sort { $0.weight > $1.weight }
+        var kept: [PersonProposals.Region] = []
+        for r in regions where !kept.contains(where: { Self.overlaps($0.box, r.box) }) { kept.append(r) }
+        let known = people.map(\.landmarkBoundingBox)
+        let runs = Array(kept.filter { r in !known.contains { Self.overlaps($0, r.box) } }.prefix(multi.maxProposalRuns))
+        let found = try concurrently(runs.map { r in
+            { @Sendable in try self.landmarks(in: image, roi: PersonProposals.roi(for: r)) }
+        })
+        for (region, person) in zip(runs, found) where people.count < maxPeople {
+            if let person, Self.accepts(person, from: region, among: people, duplicateIoU: multi.duplicateIoU) {
+                people.append(person)
+            }
+        }
+    }
+
+    /// Whether a segmentation proposal's person joins `people`: the landmark model is sure of it
+    /// (``PersonProposals/minimumPresence``), it explains its region (landmark box centred in it and at least
+    /// ``PersonProposals/minimumExtent`` of its longer side: a logo or a machine part read as a tiny person does not),
+    /// and it is someone new (landmark-box IoU with every person found at most `duplicateIoU`).
+    static func accepts(_ person: PersonPose, from region: PersonProposals.Region, among people: [PersonPose], duplicateIoU: Double)
+        -> Bool
+    {
+        let box = person.landmarkBoundingBox
+        return person.presence >= PersonProposals.minimumPresence && contains(region.box, box.center)
+            && max(box.width, box.height) >= PersonProposals.minimumExtent * max(region.box.width, region.box.height)
+            && !people.contains { $0.landmarkBoundingBox.intersectionOverUnion(with: box) > duplicateIoU }
+    }
+
+    /// Whether two boxes overlap by IoU above 0.3 or one holds the other's centre.
+    static func overlaps(_ a: BoundingBox, _ b: BoundingBox) -> Bool {
+        a.intersectionOverUnion(with: b) > 0.3 || contains(a, b.center) || contains(b, a.center)
+    }
+
+    static func contains(_ b: BoundingBox, _ p: SIMD2<Double>) -> Bool {
+        (b.xMin...b.xMax).contains(p.x) && (b.yMin...b.yMax).contains(p.y)
     }
 
     /// The whole-image pass's landmark runs, as in ``detectMultiScale(in:maxPeople:options:)``.

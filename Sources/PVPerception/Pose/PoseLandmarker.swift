@@ -7,6 +7,7 @@ import Musl
 import Darwin
 #endif
 import PVImaging
+import Synchronization
 import PVInference
 
 /// Multi-person 2-D and 3-D body pose with per-person masks: BlazePose GHUM full
@@ -100,6 +101,19 @@ public final class PoseLandmarker: Sendable {
     /// The detector it uses.
     public let detector: PoseDetector
     private let pool: InterpreterPool
+    /// The selfie model for multi-scale segmentation proposals, loaded at first use.
+    private let proposals = Mutex<PersonProposals?>(nil)
+    private let threads: Int?
+
+    /// The segmentation proposer (loads the landscape selfie model once).
+    func personProposals() throws -> PersonProposals {
+        try proposals.withLock { cached in
+            if let cached { return cached }
+            let made = try PersonProposals(threads: threads)
+            cached = made
+            return made
+        }
+    }
 
     static let inputSize = 256
     static let modelLandmarkCount = 39
@@ -114,6 +128,7 @@ public final class PoseLandmarker: Sendable {
     public init(options: Options = Options(), threads: Int? = nil) throws {
         try options.validate()
         self.options = options
+        self.threads = threads
         detector = try PoseDetector(threads: threads)
         pool = try InterpreterPool(modelNamed: "pose_landmark_full.tflite", threads: threads)
         let m = pool.model
