@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct PersonProposalsTests {
     /// Regions are the mask's 8-connected blobs above 0.5, mapped into the tile; small blobs and blobs spanning the
-    /// tile from edge to edge are left out.
+    /// tile's width are left out.
     @Test func regionsOfAMask() {
         let w = PersonProposals.maskWidth, h = PersonProposals.maskHeight
         var mask = [Float](repeating: 0, count: w * h)
@@ -31,6 +31,12 @@ import Testing
         // The landmark ROI is upright, square, centred, 1.25 × the longer side.
         let roi = PersonProposals.roi(for: regions[0])
         #expect(roi.angle == 0 && abs(roi.width - 1.25 * 122) < 1e-9 && abs(roi.centerX - 141) < 1e-9)
+
+        // A region may span the tile's height (a standing person joined to the legs of someone behind).
+        var tall = [Float](repeating: 0, count: w * h)
+        for y in 0..<h { for x in 60..<70 { tall[y * w + x] = 0.9 } }
+        let standing = PersonProposals.regions(of: tall, tile: tile)
+        #expect(standing.count == 1 && abs((standing.first?.box.yMin ?? 0) - 50) < 1e-9 && abs((standing.first?.box.yMax ?? 0) - 338) < 1e-9)
     }
 
     static func person(from a: SIMD2<Double>, to b: SIMD2<Double>, presence: Double) -> PersonPose {

@@ -46,7 +46,7 @@ struct PersonProposals {
     }
 
     /// The 8-connected regions of `mask` above ``threshold`` covering at least ``minimumArea`` of it and not
-    /// spanning it from edge to edge, as boxes in the pixels of the (axis-aligned) tile it was computed on.
+    /// spanning its width, as boxes in the pixels of the (axis-aligned) tile it was computed on.
     static func regions(of mask: [Float], tile: RotatedRect) -> [Region] {
         let w = maskWidth, h = maskHeight
         var label = [Int32](repeating: 0, count: w * h)
@@ -80,11 +80,10 @@ struct PersonProposals {
                     }
                 }
             }
-            // Too small; or spanning the tile from edge to edge: part of something larger than the tile (a crowd,
-            // a person close enough for the whole-image pass), not a small person.
-            guard Double(count) >= minimumArea * Double(w * h), minX > 0 || maxX < w - 1, minY > 0 || maxY < h - 1 else {
-                continue
-            }
+            // Too small; or spanning the tile's width: part of something wider than the tile (a crowd, a person
+            // close enough for the whole-image pass), not a small person. (A region may span the tile's height:
+            // a standing person's blob often joins the shadow or legs of someone behind them.)
+            guard Double(count) >= minimumArea * Double(w * h), minX > 0 || maxX < w - 1 else { continue }
             found.append(
                 Region(
                     box: BoundingBox(
