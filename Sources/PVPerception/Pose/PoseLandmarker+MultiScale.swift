@@ -68,7 +68,8 @@ extension PoseLandmarker {
     /// Finds the people in an upright image, small ones included: a whole-image pass as ``detect(in:)``'s, then
     /// detector passes over the overlapping tiles the people found do not already fill. A tile detection
     /// whose ROI overlaps a person already found is skipped; the others get a landmark run and join the people
-    /// unless their landmark box overlaps one already found.
+    /// unless their landmark box overlaps one already found. Last, the searched tiles are segmented and the mask
+    /// regions nobody found holds are tried as landmark ROIs (``MultiScaleOptions/segmentationProposals``).
     ///
     /// Unlike ``PoseDetector/Tiling`` (one weighted NMS over every pass's candidates, then landmarks), the passes are
     /// not averaged with each other: a half-visible person at a tile's edge would pull the merged keypoints, and so
@@ -80,7 +81,8 @@ extension PoseLandmarker {
     ///   - options: see ``MultiScaleOptions``.
     /// - Returns: up to `maxPeople` people: the whole-image pass's by descending score, then the tiles'.
     /// - Throws: ``PerceptionError`` `.invalidArgument` for bad arguments; sampler or interpreter errors.
-    /// - Complexity: one detector run, plus one per tile searched, and one landmark run per new detection.
+    /// - Complexity: one detector run, plus one detector and one selfie-model run per tile searched, one landmark run
+    ///   per new detection and up to ``MultiScaleOptions/maxProposalRuns`` for mask regions.
     public func detectMultiScale(in image: PixelBuffer, maxPeople: Int, options multi: MultiScaleOptions = MultiScaleOptions())
         throws -> [PersonPose]
     {
