@@ -55,10 +55,11 @@ let package = Package(
         .target(name: "PeopleVision", dependencies: ["PVPerception", "PVImaging", "PVInference"], swiftSettings: engine),
 
         // Tools.
+        .target(name: "CAllocatorTuning"),
         .executableTarget(
             name: "peoplevision",
             dependencies: [
-                "PeopleVision", "PVInference", "PVTFLite", "PVImaging", "PVPerception",
+                "PeopleVision", "PVInference", "PVTFLite", "PVImaging", "PVPerception", "CAllocatorTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: engine),
@@ -75,7 +76,7 @@ let package = Package(
         .testTarget(name: "PVInferenceTests", dependencies: ["PVInference", "PVTFLite", "PVTestSupport", "CInferenceKernels", "CXNNPack"]),
         .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging"]),
+        .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "CAllocatorTuning"]),
         .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging"]),
     ]
 )

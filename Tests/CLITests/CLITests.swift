@@ -1,3 +1,4 @@
+import CAllocatorTuning
 import Foundation
 import PVImaging
 import PVTestSupport
@@ -154,5 +155,15 @@ import Testing
         #expect(r.status == 1)
         #expect(r.stderr.contains("VNErrorCode.invalidImage"), "\(r.stderr)")
         #expect(r.stdout.isEmpty)
+    }
+}
+
+/// The command line's allocator setting (large image buffers stay in the heap between requests) is taken.
+@Suite struct AllocatorTuningTests {
+    @Test func glibcTakesTheSetting() {
+        #if os(Linux)
+        #expect(pv_keep_large_blocks(32 << 20, 256 << 20) == 1)
+        #endif
+        #expect(pv_keep_large_blocks(Int.max, 256 << 20) == 0, "a threshold glibc cannot hold is refused, not truncated")
     }
 }
