@@ -110,6 +110,7 @@ struct HandLandmarkerTests {
         let bad: [(inout HandLandmarker.Options) -> Void] = [
             { $0.maxHands = 0 }, { $0.maxHands = 65 }, { $0.minDetectionScore = 1.5 }, { $0.minPresence = -1 },
             { $0.recropPasses = 4 }, { $0.maxPalmCandidates = 0 }, { $0.duplicateIoU = 2 }, { $0.minWristVisibility = -0.5 },
+            { $0.weakPalmScore = 0.6 }, { $0.weakPalmMinPresence = 2 },
         ]
         for configure in bad {
             #expect(throws: PerceptionError.self) { try Self.landmarker(configure) }
@@ -117,21 +118,51 @@ struct HandLandmarkerTests {
         #expect(throws: PerceptionError.self) { try PalmDetector().detect(in: PixelBuffer(width: 8, height: 8, format: .rgba32), minScore: 2) }
     }
 
+    /// One palm-detector run splits into the palms `detect(in:minScore:)` gives and, apart, weaker ones where no
+    /// strong palm is.
+    @Test func weakPalmsComeApartFromStrongOnes() throws {
+        let detector = try PalmDetector()
+        var compared = 0
+        for c in try HandGolden.load().cases {
+            let image = try HandGolden.image(c)
+            let strongOnly = try detector.detect(in: image, minScore: 0.5)
+            let (strong, weak) = try detector.detect(in: image, minScore: 0.5, weakScore: 0.05)
+            #expect(strong.map(\.box) == strongOnly.map(\.box) && strong.map(\.score) == strongOnly.map(\.score))
+            #expect(weak.allSatisfy { $0.score >= 0.05 && $0.score < 0.5 })
+            #expect(weak.allSatisfy { w in strong.allSatisfy { $0.box.intersectionOverUnion(with: w.box) <= 0.3 } })
+            compared += weak.count
+        }
+        #expect(compared > 0, "some weak palms were seen")
+        #expect(throws: PerceptionError.self) {
+            try detector.detect(in: PixelBuffer(width: 8, height: 8, format: .rgba32), minScore: 0.5, weakScore: 0.6)
+        }
+    }
+
     @Test func liteModelsLoadAndAgree() throws {
         let golden = try HandGolden.load()
         let c = try #require(golden.cases.first { !$0.hands.isEmpty && !$0.mirrored })
         let image = try HandGolden.image(c)
-        let full = try #require(try Self.landmarker { $0.recropPasses = 0; $0.bodyWristSearch = .never }.detect(in: image).first)
+        // Strong palms only: the models are compared on what both detectors are sure of.
+        let full = try #require(
+            try Self.landmarker {
+                $0.recropPasses = 0
+                $0.bodyWristSearch = .never
+                $0.weakPalmScore = $0.minDetectionScore
+            }.detect(in: image).first)
         let lite = try Self.landmarker {
             $0.palmModel = .lite
             $0.landmarkModel = .lite
             $0.recropPasses = 0
             $0.bodyWristSearch = .never
+            $0.weakPalmScore = $0.minDetectionScore
         }
         #expect(lite.palmDetector.model == .lite)
-        if let hand = try lite.detect(in: image).first {
+        let wrists = try lite.detect(in: image).map { hand -> Double in
             let d = hand.landmarks[0].position - full.landmarks[0].position
-            #expect((d * d).sum().squareRoot() < 0.15 * Double(max(image.width, image.height)))
+            return (d * d).sum().squareRoot()
+        }
+        if let nearest = wrists.min() {
+            #expect(nearest < 0.15 * Double(max(image.width, image.height)))
         }
     }
 

@@ -70,6 +70,13 @@ public final class HandLandmarker: Sendable {
         public var minWristVisibility: Double = 0.3
         /// Two results are the same hand when their landmark boxes overlap by more than this IoU (default 0.5).
         public var duplicateIoU: Double = 0.5
+        /// Palms scoring from this up to ``minDetectionScore`` are tried when the palms above it give fewer than
+        /// ``maxHands`` hands (before the wrist search), the best one per missing hand; ``minDetectionScore`` turns
+        /// this off. Default 0.15: close-ups of hands in unusual poses (FreiHAND) score 0.2–0.5.
+        public var weakPalmScore: Double = 0.15
+        /// Hand presence a weak palm's hand needs (default 0.85; a strong palm's needs ``minPresence``): at
+        /// lower presence, weak palms were faces.
+        public var weakPalmMinPresence: Double = 0.85
 
         public init() {}
 
@@ -84,6 +91,10 @@ public final class HandLandmarker: Sendable {
             try check((0...3).contains(recropPasses), "recropPasses \(recropPasses) is outside 0…3")
             try check((0...1).contains(minWristVisibility), "minWristVisibility \(minWristVisibility) is outside 0…1")
             try check((0...1).contains(duplicateIoU), "duplicateIoU \(duplicateIoU) is outside 0…1")
+            try check(
+                (0...minDetectionScore).contains(weakPalmScore),
+                "weakPalmScore \(weakPalmScore) is outside 0…minDetectionScore (\(minDetectionScore))")
+            try check((0...1).contains(weakPalmMinPresence), "weakPalmMinPresence \(weakPalmMinPresence) is outside 0…1")
         }
     }
 
@@ -123,10 +134,12 @@ public final class HandLandmarker: Sendable {
     ///     `{ try poseLandmarker.detect(in: image) }`. `nil`: no wrist search.
     /// - Returns: up to ``Options/maxHands`` hands, largest first.
     /// - Throws: errors of the sampler, the interpreters or `bodies`.
-    /// - Complexity: one palm-detector run plus `1 + recropPasses` landmark runs per candidate ROI.
+    /// - Complexity: one palm-detector run plus `1 + recropPasses` landmark runs per candidate ROI (strong palms,
+    ///   then weak ones and body wrists while hands are missing).
     public func detect(in image: PixelBuffer, bodies: (@Sendable () throws -> [PersonPose])? = nil) throws -> [HandPose] {
-        let palms = try palmDetector.detect(in: image, minScore: options.minDetectionScore)
-            .prefix(options.maxPalmCandidates)
+        let (strong, weak) = try palmDetector.detect(
+            in: image, minScore: options.minDetectionScore, weakScore: options.weakPalmScore)
+        let palms = strong.prefix(options.maxPalmCandidates)
         // Each palm's landmark runs are independent of the others': side by side, merged in palm order. Whenever
         // the wrist search may run (always, or unless the palms already reach maxHands), the body pipeline runs
         // beside them instead of after them; if the palms turn out to yield maxHands hands, its result is dropped
@@ -153,6 +166,21 @@ public final class HandLandmarker: Sendable {
             case .hand(let hand): if let hand { insert(hand, into: &hands) }
             case .people(let found): people = found
             }
+        }
+        if hands.count < options.maxHands, !weak.isEmpty {
+            // The best weak palm per missing hand, side by side, merged in palm order. A weak palm's hand must make
+            // the model sure on the first pass before the re-crop passes are spent on it.
+            let found = try concurrently(weak.prefix(options.maxHands - hands.count).map { palm in
+                { @Sendable [self] in
+                    guard let first = try landmarks(in: image, roi: Self.roi(forPalm: palm), source: .palm),
+                        first.presence >= options.weakPalmMinPresence
+                    else { return nil as HandPose? }
+                    var hand = try refinedLandmarks(from: first, in: image)
+                    hand.detectionScore = palm.score
+                    return hand.presence >= options.weakPalmMinPresence ? hand : nil
+                }
+            })
+            for hand in found { if let hand { insert(hand, into: &hands) } }
         }
         let search: Bool
         switch options.bodyWristSearch {
@@ -221,7 +249,14 @@ public final class HandLandmarker: Sendable {
     /// The landmark model on `roi`, then up to ``Options/recropPasses`` more passes on the ROI rebuilt from the landmarks,
     /// each kept only when its presence is not lower.
     func refinedLandmarks(in image: PixelBuffer, roi: RotatedRect, source: HandPose.Source) throws -> HandPose? {
-        guard var hand = try landmarks(in: image, roi: roi, source: source) else { return nil }
+        guard let hand = try landmarks(in: image, roi: roi, source: source) else { return nil }
+        return try refinedLandmarks(from: hand, in: image)
+    }
+
+    /// ``Options/recropPasses`` more passes after a first one, each kept only when its presence is not lower.
+    func refinedLandmarks(from first: HandPose, in image: PixelBuffer) throws -> HandPose {
+        var hand = first
+        let source = first.source
         for _ in 0..<options.recropPasses {
             let next = ROI.handRect(landmarks: hand.landmarks.map(\.position)).transformed(by: .handFromLandmarks)
             guard next.width > 1, next.width.isFinite,

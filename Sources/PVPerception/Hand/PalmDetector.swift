@@ -68,12 +68,25 @@ public final class PalmDetector: Sendable {
     ///   interpreter.
     /// - Complexity: one detector run.
     public func detect(in image: PixelBuffer, region: RotatedRect? = nil, minScore: Double = 0.5) throws -> [Detection] {
-        guard (0...1).contains(minScore) else {
-            throw PerceptionError(.invalidArgument, "minimum palm score \(minScore) is outside 0…1")
+        try detect(in: image, region: region, minScore: minScore, weakScore: minScore).strong
+    }
+
+    /// One detector run giving the palms scoring at least `minScore` (exactly ``detect(in:region:minScore:)``'s) and,
+    /// apart, the weaker ones scoring at least `weakScore`: merged by their own weighted NMS and kept only where no
+    /// strong palm is (so the strong palms' boxes are those `minScore` alone gives).
+    ///
+    /// - Throws: ``PerceptionError`` `.invalidArgument` unless `0 ≤ weakScore ≤ minScore ≤ 1`; sampler or interpreter
+    ///   errors.
+    public func detect(in image: PixelBuffer, region: RotatedRect? = nil, minScore: Double, weakScore: Double) throws
+        -> (strong: [Detection], weak: [Detection])
+    {
+        guard (0...1).contains(minScore), (0...minScore).contains(weakScore) else {
+            throw PerceptionError(
+                .invalidArgument, "palm scores: minimum \(minScore) must be within 0…1 and the weak one \(weakScore) within 0…minimum")
         }
         let decoder = SSDDecoder(
             anchors: anchors, valuesPerAnchor: 18, keypointCount: 7, inputWidth: Self.inputSize,
-            inputHeight: Self.inputSize, minScore: minScore)
+            inputHeight: Self.inputSize, minScore: weakScore)
         let rect = region ?? RotatedRect(covering: image)
         let sampler = TensorSampler(
             width: Self.inputSize, height: Self.inputSize, range: 0...1, fit: .letterbox, border: .zero)
@@ -88,9 +101,13 @@ public final class PalmDetector: Sendable {
             }
             // NMS in tensor space (as MediaPipe does, before the letterbox comes off), then pixels.
             let sampled = rect.letterboxed(toAspectOf: Self.inputSize, Self.inputSize).rect
-            return NonMaxSuppression.weighted(raw, iouThreshold: Self.iouThreshold).map {
-                $0.mapped(fromTensorOf: sampled)
-            }
+            let strong = NonMaxSuppression.weighted(raw.filter { $0.score >= minScore }, iouThreshold: Self.iouThreshold)
+            let weak = weakScore < minScore
+                ? NonMaxSuppression.weighted(raw.filter { $0.score < minScore }, iouThreshold: Self.iouThreshold).filter { w in
+                    !strong.contains { $0.box.intersectionOverUnion(with: w.box) > Self.iouThreshold }
+                }
+                : []
+            return (strong.map { $0.mapped(fromTensorOf: sampled) }, weak.map { $0.mapped(fromTensorOf: sampled) })
         }
     }
 }
