@@ -32,6 +32,16 @@ import Testing
         let roi = PersonProposals.roi(for: regions[0])
         #expect(roi.angle == 0 && abs(roi.width - 1.25 * 122) < 1e-9 && abs(roi.centerX - 141) < 1e-9)
 
+        // Clearing a found person's box parts the blob of someone whose arm reaches into it: a 60-px bar joining
+        // two blobs becomes two regions once its middle (a found person) is blanked; the blanked part is no region.
+        var joined = [Float](repeating: 0, count: w * h)
+        for y in 20..<80 { for x in 10..<200 { joined[y * w + x] = 0.9 } }
+        #expect(PersonProposals.regions(of: joined, tile: tile).count == 1)
+        let found = BoundingBox(xMin: 100 + 2 * 80, yMin: 0, xMax: 100 + 2 * 120, yMax: 400)
+        let parted = PersonProposals.regions(of: joined, tile: tile, excluding: [found]).sorted { $0.box.xMin < $1.box.xMin }
+        #expect(parted.count == 2)
+        #expect(parted.allSatisfy { $0.box.xMax <= found.xMin || $0.box.xMin >= found.xMax })
+
         // A region may span the tile's height (a standing person joined to the legs of someone behind).
         var tall = [Float](repeating: 0, count: w * h)
         for y in 0..<h { for x in 60..<70 { tall[y * w + x] = 0.9 } }

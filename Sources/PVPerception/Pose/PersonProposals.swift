@@ -46,14 +46,24 @@ struct PersonProposals {
     }
 
     /// The 8-connected regions of `mask` above ``threshold`` covering at least ``minimumArea`` of it and not
-    /// spanning its width, as boxes in the pixels of the (axis-aligned) tile it was computed on.
-    static func regions(of mask: [Float], tile: RotatedRect) -> [Region] {
+    /// spanning its width, as boxes in the pixels of the (axis-aligned) tile it was computed on. The mask is first
+    /// cleared inside the `known` boxes (image pixels).
+    static func regions(of mask: [Float], tile: RotatedRect, excluding known: [BoundingBox] = []) -> [Region] {
         let w = maskWidth, h = maskHeight
+        var mask = mask
         var label = [Int32](repeating: 0, count: w * h)
         var stack: [Int] = []
         var found: [Region] = []
         let sx = tile.width / Double(w), sy = tile.height / Double(h)
         let x0 = tile.centerX - tile.width / 2, y0 = tile.centerY - tile.height / 2
+        // The people found are not proposed again; blanking their boxes also parts a person from someone
+        // found whose blob touches theirs (an arm reaching across).
+        for b in known {
+            let cx0 = max(0, Int(((b.xMin - x0) / sx).rounded(.down))), cx1 = min(w, Int(((b.xMax - x0) / sx).rounded(.up)))
+            let cy0 = max(0, Int(((b.yMin - y0) / sy).rounded(.down))), cy1 = min(h, Int(((b.yMax - y0) / sy).rounded(.up)))
+            guard cx0 < cx1, cy0 < cy1 else { continue }
+            for y in cy0..<cy1 { for x in cx0..<cx1 { mask[y * w + x] = 0 } }
+        }
         var next: Int32 = 0
         for start in 0..<(w * h) where mask[start] > threshold && label[start] == 0 {
             next += 1
@@ -84,12 +94,10 @@ struct PersonProposals {
             // close enough for the whole-image pass), not a small person. (A region may span the tile's height:
             // a standing person's blob often joins the shadow or legs of someone behind them.)
             guard Double(count) >= minimumArea * Double(w * h), minX > 0 || maxX < w - 1 else { continue }
-            found.append(
-                Region(
-                    box: BoundingBox(
-                        xMin: x0 + Double(minX) * sx, yMin: y0 + Double(minY) * sy,
-                        xMax: x0 + Double(maxX + 1) * sx, yMax: y0 + Double(maxY + 1) * sy),
-                    weight: weight * sx * sy))
+            let box = BoundingBox(
+                xMin: x0 + Double(minX) * sx, yMin: y0 + Double(minY) * sy,
+                xMax: x0 + Double(maxX + 1) * sx, yMax: y0 + Double(maxY + 1) * sy)
+            found.append(Region(box: box, weight: weight * sx * sy))
         }
         return found
     }

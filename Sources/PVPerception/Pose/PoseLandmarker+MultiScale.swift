@@ -179,13 +179,13 @@ extension PoseLandmarker {
     ) throws {
         let proposer = try personProposals()
         let masks = try concurrently(tiles.map { tile in { @Sendable in try proposer.mask(of: image, tile: tile) } })
+        let known = people.map(\.landmarkBoundingBox)
         var regions: [PersonProposals.Region] = []
-        for (mask, tile) in zip(masks, tiles) { regions += PersonProposals.regions(of: mask, tile: tile) }
+        for (mask, tile) in zip(masks, tiles) { regions += PersonProposals.regions(of: mask, tile: tile, excluding: known) }
         // Overlapping tiles see the same person twice: the heavier region (the more complete view) stays.
         regions.sort { $0.weight > $1.weight }
         var kept: [PersonProposals.Region] = []
         for r in regions where !kept.contains(where: { Self.overlaps($0.box, r.box) }) { kept.append(r) }
-        let known = people.map(\.landmarkBoundingBox)
         let runs = Array(kept.filter { r in !known.contains { Self.overlaps($0, r.box) } }.prefix(multi.maxProposalRuns))
         let found = try concurrently(runs.map { r in
             { @Sendable in try self.landmarks(in: image, roi: PersonProposals.roi(for: r)) }
