@@ -68,6 +68,11 @@ import Testing
         #expect(!PoseLandmarker.accepts(Self.person(from: [140, 180], to: [160, 220], presence: 0.99), from: region, among: [], duplicateIoU: 0.5))
         // Someone outside the region (the ROI drifted to a neighbour).
         #expect(!PoseLandmarker.accepts(Self.person(from: [220, 110], to: [300, 290], presence: 0.99), from: region, among: [], duplicateIoU: 0.5))
+        // Touching (within 2 px) or overlapping boxes, for the rule that drops small leftovers beside a found person.
+        let known = BoundingBox(xMin: 0, yMin: 0, xMax: 100, yMax: 100)
+        #expect(PoseLandmarker.touches(BoundingBox(xMin: 101, yMin: 10, xMax: 150, yMax: 50), known))
+        #expect(!PoseLandmarker.touches(BoundingBox(xMin: 103, yMin: 10, xMax: 150, yMax: 50), known))
+        #expect(PoseLandmarker.touches(BoundingBox(xMin: 50, yMin: 50, xMax: 150, yMax: 150), known))
         // Someone already found.
         let found = Self.person(from: [118, 112], to: [182, 288], presence: 1)
         #expect(!PoseLandmarker.accepts(good, from: region, among: [found], duplicateIoU: 0.5))

@@ -186,7 +186,13 @@ extension PoseLandmarker {
         regions.sort { $0.weight > $1.weight }
         var kept: [PersonProposals.Region] = []
         for r in regions where !kept.contains(where: { Self.overlaps($0.box, r.box) }) { kept.append(r) }
-        let runs = Array(kept.filter { r in !known.contains { Self.overlaps($0, r.box) } }.prefix(multi.maxProposalRuns))
+        // What remains beside a found person (a helmet above the landmarks, a flag in hand) is not a person unless
+        // it is at least half their height (a coach whose arm reached into the player's box).
+        let runs = Array(
+            kept.filter { r in
+                !known.contains { Self.overlaps($0, r.box) }
+                    && !known.contains { k in Self.touches(r.box, k) && r.box.height < 0.5 * k.height }
+            }.prefix(multi.maxProposalRuns))
         let found = try concurrently(runs.map { r in
             { @Sendable in try self.landmarks(in: image, roi: PersonProposals.roi(for: r)) }
         })
@@ -213,6 +219,11 @@ extension PoseLandmarker {
     /// Whether two boxes overlap by IoU above 0.3 or one holds the other's centre.
     static func overlaps(_ a: BoundingBox, _ b: BoundingBox) -> Bool {
         a.intersectionOverUnion(with: b) > 0.3 || contains(a, b.center) || contains(b, a.center)
+    }
+
+    /// Whether two boxes overlap or touch (within 2 px).
+    static func touches(_ a: BoundingBox, _ b: BoundingBox) -> Bool {
+        min(a.xMax, b.xMax) >= max(a.xMin, b.xMin) - 2 && min(a.yMax, b.yMax) >= max(a.yMin, b.yMin) - 2
     }
 
     static func contains(_ b: BoundingBox, _ p: SIMD2<Double>) -> Bool {
