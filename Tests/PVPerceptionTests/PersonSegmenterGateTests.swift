@@ -35,4 +35,23 @@ import Testing
         let empty = try PixelBuffer(width: 8, height: 8, format: .oneComponent32Float)
         #expect(PersonSegmenter.massOutside(empty, imageWidth: 8, imageHeight: 8, regions: []) == 0)
     }
+
+    /// The accurate level searches further only for selfie regions standing apart from every found person.
+    @Test func unaccountedRegionsStandApart() throws {
+        // A 512×288 image: one mask pixel is 2×2 image pixels.
+        var selfie = try PixelBuffer(width: 256, height: 144, format: .oneComponent32Float)
+        let stride = selfie.bytesPerRow() / 4
+        selfie.withUnsafeMutableBytes { raw in
+            let m = raw.bindMemory(to: Float.self)
+            for y in 20..<120 { for x in 20..<60 { m[y * stride + x] = 0.9 } }  // the found person
+            for y in 20..<120 { for x in 60..<80 { m[y * stride + x] = 0.9 } }  // a flag in their hand, touching them
+            for y in 30..<130 { for x in 180..<220 { m[y * stride + x] = 0.9 } }  // someone else, apart
+        }
+        let image = try PixelBuffer(width: 512, height: 288, format: .rgba32)
+        let person = PersonProposalsTests.person(from: [40, 40], to: [120, 240], presence: 1)
+        let regions = PersonSegmenter.unaccountedRegions(selfie, image: image, found: [person])
+        #expect(regions.count == 1)
+        #expect(abs((regions.first?.box.xMin ?? 0) - 360) < 1e-9 && abs((regions.first?.box.xMax ?? 0) - 440) < 1e-9)
+        #expect(PersonSegmenter.unaccountedRegions(selfie, image: image, found: []).count == 2, "both blobs when nobody is found")
+    }
 }

@@ -13,6 +13,9 @@ struct PersonProposals {
     struct Region {
         var box: BoundingBox
         var weight: Double
+        /// The size of one mask pixel in image pixels (the larger side): how far apart things the mask cannot
+        /// part may be.
+        var cell: Double = 0
     }
 
     static let maskWidth = 256
@@ -97,7 +100,7 @@ struct PersonProposals {
             let box = BoundingBox(
                 xMin: x0 + Double(minX) * sx, yMin: y0 + Double(minY) * sy,
                 xMax: x0 + Double(maxX + 1) * sx, yMax: y0 + Double(maxY + 1) * sy)
-            found.append(Region(box: box, weight: weight * sx * sy))
+            found.append(Region(box: box, weight: weight * sx * sy, cell: max(sx, sy)))
         }
         return found
     }

@@ -191,7 +191,7 @@ extension PoseLandmarker {
         let runs = Array(
             kept.filter { r in
                 !known.contains { Self.overlaps($0, r.box) }
-                    && !known.contains { k in Self.touches(r.box, k) && r.box.height < 0.5 * k.height }
+                    && !known.contains { k in Self.touches(r.box, k, tolerance: max(2, r.cell)) && r.box.height < 0.5 * k.height }
             }.prefix(multi.maxProposalRuns))
         let found = try concurrently(runs.map { r in
             { @Sendable in try self.landmarks(in: image, roi: PersonProposals.roi(for: r)) }
@@ -221,9 +221,9 @@ extension PoseLandmarker {
         a.intersectionOverUnion(with: b) > 0.3 || contains(a, b.center) || contains(b, a.center)
     }
 
-    /// Whether two boxes overlap or touch (within 2 px).
-    static func touches(_ a: BoundingBox, _ b: BoundingBox) -> Bool {
-        min(a.xMax, b.xMax) >= max(a.xMin, b.xMin) - 2 && min(a.yMax, b.yMax) >= max(a.yMin, b.yMin) - 2
+    /// Whether two boxes overlap or touch (within `tolerance` pixels; default 2).
+    static func touches(_ a: BoundingBox, _ b: BoundingBox, tolerance: Double = 2) -> Bool {
+        min(a.xMax, b.xMax) >= max(a.xMin, b.xMin) - tolerance && min(a.yMax, b.yMax) >= max(a.yMin, b.yMin) - tolerance
     }
 
     static func contains(_ b: BoundingBox, _ p: SIMD2<Double>) -> Bool {

@@ -123,14 +123,18 @@ public final class PersonSegmenter: Sendable {
             // beside the pose branch (the longer one), with the selfie model.
             let factor = max((max(W, H) + 511) / 512, min(4, max(2, min(W, H) / 80) / 2))
             let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
-            let (people, (selfie, statistics)) = try both(
+            let (found, (selfie, statistics)) = try both(
                 { try self.landmarker!.detect(in: image) },
                 {
                     (try self.selfieMask(image, pool: self.landscape, width: 256, height: 144),
                      GuidedFilter.guideStatistics(
                         image, factor: factor, radius: Self.refineRadius(W, H, factor: factor), epsilon: Self.refineEpsilon))
                 })
-            guard !people.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
+            guard !found.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
+            // The selfie model marks someone no found person accounts for: search as the body request does (tiles,
+            // segmentation proposals), so that their pose mask, not the selfie mask, decides around them.
+            let people = Self.unaccountedRegions(selfie, image: image, found: found).isEmpty
+                ? found : try landmarker!.detectMultiScale(in: image, maxPeople: landmarker!.options.maxPeople)
             var fused = try selfie.resized(width: w, height: h, method: .bilinear)
             var pose = try PixelBuffer(width: w, height: h, format: .oneComponent32Float)
             for person in people {
@@ -165,6 +169,26 @@ public final class PersonSegmenter: Sendable {
                 return refined
             }
             return try Self.refine(fused, guide: image)
+        }
+    }
+
+    /// The regions of the selfie mask (256×144, the whole image) that stand apart from every found person: someone
+    /// the whole-image pose pass missed, or something the selfie model takes for a person.
+    static func unaccountedRegions(_ selfie: PixelBuffer, image: PixelBuffer, found: [PersonPose]) -> [PersonProposals.Region] {
+        guard selfie.width == PersonProposals.maskWidth, selfie.height == PersonProposals.maskHeight else { return [] }
+        let w = selfie.width, h = selfie.height, stride = selfie.bytesPerRow() / 4
+        let values = selfie.withUnsafeBytes { raw in
+            let m = raw.bindMemory(to: Float.self)
+            return (0..<(w * h)).map { m[($0 / w) * stride + $0 % w] }
+        }
+        let known = found.map(\.landmarkBoundingBox)
+        let whole = RotatedRect(
+            centerX: Double(image.width) / 2, centerY: Double(image.height) / 2, width: Double(image.width),
+            height: Double(image.height))
+        // Stand-alone regions only: a blob touching a found person (a flag held, a helmet above the landmarks, the
+        // background beside a close-up) would send a single portrait through the whole body search.
+        return PersonProposals.regions(of: values, tile: whole, excluding: known).filter { r in
+            !known.contains { PoseLandmarker.touches(r.box, $0, tolerance: 1.5 * r.cell) }
         }
     }
 
