@@ -27,7 +27,9 @@ public enum SegmentationQuality: Int, Sendable, CaseIterable {
 /// returns an empty mask when no person is found. The selfie models are trained on people close to the camera and miss
 /// small full-body figures; the pose landmarker's mask is tight but exists only for the people it finds. The
 /// accurate level therefore uses the pose mask inside each found person's landmark ROI and the selfie mask
-/// outside them, then refines the boundary band (0.05–0.95) with a colour guided filter.
+/// outside them, then refines the boundary band (0.05–0.95) with a colour guided filter. When the selfie mask
+/// shows someone standing apart from everyone the whole-image pose pass found, the multi-scale body search
+/// (``PoseLandmarker/detectMultiScale(in:maxPeople:options:)``) runs instead, so that their pose mask decides too.
 ///
 /// Safe to share between threads: each call borrows interpreters from pools.
 public final class PersonSegmenter: Sendable {

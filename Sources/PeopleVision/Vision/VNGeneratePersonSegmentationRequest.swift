@@ -13,7 +13,7 @@ import Synchronization
 /// |---|---|---|
 /// | `.fast` | 256×144 | MediaPipe's landscape selfie model, kept inside the people the face detector (and, where the faces do not explain the mask, the pose detector) finds |
 /// | `.balanced` | 256×256 | MediaPipe's general selfie model, with the same gate |
-/// | `.accurate` (default) | the image's size | the landscape model's mask and each detected person's pose-model mask, fused and refined along the image's edges by a colour guided filter |
+/// | `.accurate` (default) | the image's size | the landscape model's mask and each detected person's pose-model mask (people the selfie mask shows apart from those found are searched for as the body request does), fused and refined along the image's edges by a colour guided filter |
 ///
 /// The request is stateful: reused on consecutive frames of the same size (a ``VNSequenceRequestHandler``
 /// with the same request object), it smooths the mask over time, weighting the previous mask where the
