@@ -402,12 +402,11 @@ int pvk_depthwise_level(size_t channels, size_t kernel, size_t stride, int max_l
 
 int pvk_depthwise(const float *input, float *output, size_t in_h, size_t in_w, size_t channels, size_t out_h,
                   size_t out_w, size_t kernel, size_t stride, size_t pad_top, size_t pad_left, const float *weights,
-                  const float *bias, float output_min, float output_max, int max_level, pthreadpool_t pool) {
+                  const float *bias, const float *zeros, float output_min, float output_max, int max_level,
+                  pthreadpool_t pool) {
     int level = pvk_depthwise_level(channels, kernel, stride, max_level);
-    if (level == 0 || out_h == 0 || out_w == 0) return 0;
+    if (level == 0 || out_h == 0 || out_w == 0 || !zeros) return 0;
 #if defined(__x86_64__)
-    float *zeros = calloc(in_w * channels, sizeof(float));
-    if (!zeros) return 0;
     // Interior columns: pad_left ≤ ox·stride and ox·stride − pad_left + kernel ≤ in_w.
     size_t x_begin = (pad_left + stride - 1) / stride;
     size_t x_end = in_w + pad_left >= kernel ? (in_w + pad_left - kernel) / stride + 1 : 0;
@@ -423,7 +422,6 @@ int pvk_depthwise(const float *input, float *output, size_t in_h, size_t in_w, s
     else
         task = k5 ? (s2 ? pvk_dw_fast_5_2 : pvk_dw_fast_5_1) : (s2 ? pvk_dw_fast_3_2 : pvk_dw_fast_3_1);
     pthreadpool_parallelize_1d(pool, task, &job, out_h, 0);
-    free(zeros);
     return level;
 #else
     return 0;

@@ -172,11 +172,11 @@ extension Interpreter {
             pvk_conv3x3_to1(input, output, xs[1], xs[2], channels, weights, bias?.pointee ?? 0, expanded.pointer, clamp.min, clamp.max, pool.handle)
         case (.convolution1x1, .convolution(_, _, let inC, let outC, let clamp)):
             pvk_conv1x1(input, output, xs[1] * xs[2], inC, outC, weights, bias, clamp.min, clamp.max, pool.handle)
-        case (.depthwise, .depthwiseConvolution(let w, _, let channels, let clamp)):
+        case (.depthwise(let zeros), .depthwiseConvolution(let w, _, let channels, let clamp)):
             let ys = plan.shapes[node.outputs[0]]
             let level = pvk_depthwise(
                 input, output, xs[1], xs[2], channels, ys[1], ys[2], w.kernelH, w.strideH, w.padTop, w.padLeft, weights, bias,
-                clamp.min, clamp.max, 2, pool.handle)
+                zeros.pointer, clamp.min, clamp.max, 2, pool.handle)
             precondition(level > 0, "\(node.name): the depthwise kernel refused \(node.kind.summary)")
         default:
             preconditionFailure("\(node.name): no native kernel for \(node.kind.summary)")

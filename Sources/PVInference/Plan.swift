@@ -118,8 +118,9 @@ enum NativeKernel: Sendable {
     case convolution3x3ToOne(expanded: FloatBuffer)
     /// 1×1 convolution with few channels.
     case convolution1x1
-    /// 3×3 or 5×5 depthwise, stride 1 or 2, multiplier 1, channels a multiple of 8 (AVX-512 or AVX2).
-    case depthwise
+    /// 3×3 or 5×5 depthwise, stride 1 or 2, multiplier 1, channels a multiple of 8 (AVX-512 or AVX2); `zeros` is one
+    /// input row of zeros, read for the padding.
+    case depthwise(zeros: FloatBuffer)
 
     /// Set `PEOPLEVISION_XNNPACK_ONLY=1` to run every supported node on XNNPACK (for comparisons).
     static let enabled = ProcessInfo.processInfo.environment["PEOPLEVISION_XNNPACK_ONLY"] != "1"
@@ -475,7 +476,7 @@ extension Plan {
                 && pvk_depthwise_level(channels, w.kernelH, w.strideH, 2) > 0
                 && Self.depthwiseIsFaster(kernel: w.kernelH, stride: w.strideH, columns: shapes[node.outputs[0]][2], channels: channels):
                 guard constants[node.inputs[1]] != nil else { continue }
-                nativeKernels[n] = .depthwise
+                nativeKernels[n] = .depthwise(zeros: FloatBuffer(count: xs[2] * channels))
             case .depthwiseConvolution(let w, let multiplier, let channels, _)
             where isSame3x3(w) && multiplier == 1 && channels <= 16 && pixels >= 128 * 128:
                 guard let weights = constants[node.inputs[1]] else { continue }

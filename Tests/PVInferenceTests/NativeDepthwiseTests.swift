@@ -65,9 +65,10 @@ import Testing
                 let pool = threads > 1 ? pthreadpool_create(threads) : nil
                 defer { pthreadpool_destroy(pool) }
                 var out = [Float](repeating: .nan, count: expected.count)
+                let zeros = [Float](repeating: 0, count: c.width * c.channels)
                 let used = pvk_depthwise(
                     input, &out, c.height, c.width, c.channels, c.outHeight, c.outWidth, c.kernel, c.stride, c.padTop, c.padLeft,
-                    weights, bias, lo, hi, level, pool)
+                    weights, bias, zeros, lo, hi, level, pool)
                 #expect(used == available)
                 let mismatches = zip(out, expected).filter { $0.bitPattern != $1.bitPattern }.count
                 #expect(mismatches == 0, "\(c), level \(used), clamp \(lo)…\(hi), \(threads) thread(s): \(mismatches) of \(out.count) differ")
@@ -78,11 +79,12 @@ import Testing
     @Test func refusesShapesItCannotRun() {
         var out = [Float](repeating: 7, count: 4 * 4 * 12)
         let input = [Float](repeating: 1, count: 4 * 4 * 12), weights = [Float](repeating: 1, count: 9 * 12)
+        let zeros = [Float](repeating: 0, count: 4 * 16)
         // 12 channels fill no vector; kernel 7 and stride 3 are not implemented.
-        #expect(pvk_depthwise(input, &out, 4, 4, 12, 4, 4, 3, 1, 1, 1, weights, nil, -.infinity, .infinity, 2, nil) == 0)
-        #expect(pvk_depthwise(input, &out, 4, 4, 16, 1, 1, 7, 1, 0, 0, weights, nil, -.infinity, .infinity, 2, nil) == 0)
-        #expect(pvk_depthwise(input, &out, 4, 4, 16, 2, 2, 3, 3, 0, 0, weights, nil, -.infinity, .infinity, 2, nil) == 0)
-        #expect(pvk_depthwise(input, &out, 4, 4, 16, 2, 2, 3, 1, 0, 0, weights, nil, -.infinity, .infinity, 0, nil) == 0)
+        #expect(pvk_depthwise(input, &out, 4, 4, 12, 4, 4, 3, 1, 1, 1, weights, nil, zeros, -.infinity, .infinity, 2, nil) == 0)
+        #expect(pvk_depthwise(input, &out, 4, 4, 16, 1, 1, 7, 1, 0, 0, weights, nil, zeros, -.infinity, .infinity, 2, nil) == 0)
+        #expect(pvk_depthwise(input, &out, 4, 4, 16, 2, 2, 3, 3, 0, 0, weights, nil, zeros, -.infinity, .infinity, 2, nil) == 0)
+        #expect(pvk_depthwise(input, &out, 4, 4, 16, 2, 2, 3, 1, 0, 0, weights, nil, zeros, -.infinity, .infinity, 0, nil) == 0)
         #expect(out.allSatisfy { $0 == 7 })
     }
 }

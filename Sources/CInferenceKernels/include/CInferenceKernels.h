@@ -36,11 +36,13 @@ void pvk_conv1x1(const float *input, float *output, size_t pixels, size_t input_
 /// [kernel][kernel][channels] (TFLite's [1, K, K, C]); `bias`: [channels] or NULL. Bit-identical to
 /// XNNPACK's depthwise kernels (same tap order, one fused multiply-add chain per output).
 /// `channels` must be a multiple of 8. Runs with AVX-512 or AVX2+FMA as the CPU has them, never above
-/// `max_level` (1 = AVX2, 2 = AVX-512). Returns the level used, or 0 with the output untouched
-/// when the shape or the CPU is not supported.
+/// `max_level` (1 = AVX2, 2 = AVX-512). `zeros`: at least `in_w × channels` zero floats, read for the
+/// padding rows and columns (the caller keeps one per layer, so nothing is allocated per run).
+/// Returns the level used, or 0 with the output untouched when the shape or the CPU is not supported.
 int pvk_depthwise(const float *input, float *output, size_t in_h, size_t in_w, size_t channels, size_t out_h,
                   size_t out_w, size_t kernel, size_t stride, size_t pad_top, size_t pad_left, const float *weights,
-                  const float *bias, float output_min, float output_max, int max_level, pthreadpool_t pool);
+                  const float *bias, const float *zeros, float output_min, float output_max, int max_level,
+                  pthreadpool_t pool);
 
 /// The level `pvk_depthwise` would run these parameters at on this CPU (0 = not supported).
 int pvk_depthwise_level(size_t channels, size_t kernel, size_t stride, int max_level);
