@@ -175,9 +175,10 @@ public final class HandLandmarker: Sendable {
                     guard let first = try landmarks(in: image, roi: Self.roi(forPalm: palm), source: .palm),
                         first.presence >= options.weakPalmMinPresence
                     else { return nil as HandPose? }
+                    // The re-crop passes keep a pass only when its presence is not lower.
                     var hand = try refinedLandmarks(from: first, in: image)
                     hand.detectionScore = palm.score
-                    return hand.presence >= options.weakPalmMinPresence ? hand : nil
+                    return hand
                 }
             })
             for hand in found { if let hand { insert(hand, into: &hands) } }
