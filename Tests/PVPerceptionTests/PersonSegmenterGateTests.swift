@@ -9,7 +9,7 @@ import Testing
 
     @Test func faceRegionCoversTheBodyBelowTheFace() {
         // A 40-px face centred at (120, 70): the region spans x 120 ± 200 and y 190 ± 200.
-        let r = Region(face: BoundingBox(xMin: 100, yMin: 50, xMax: 140, yMax: 90), imageWidth: 1000, imageHeight: 1000)
+        let r = Region(face: BoundingBox(xMin: 100, yMin: 50, xMax: 140, yMax: 90))
         #expect(r.weight([120, 70]) == 1)
         #expect(r.weight([120, 300]) == 1, "the body below")
         #expect(r.weight([250, 200]) == 1, "an outstretched arm")
@@ -26,10 +26,10 @@ import Testing
             for y in 70..<80 { for x in 85..<100 { m[y * stride + x] = 1 } }  // 150 far from it
         }
         // Image pixels = mask pixels here; the face region spans x 25 ± 25 and y 40 ± 25 (sizes 5 px).
-        let near = Region(face: BoundingBox(xMin: 22.5, yMin: 22.5, xMax: 27.5, yMax: 27.5), imageWidth: 100, imageHeight: 100)
+        let near = Region(face: BoundingBox(xMin: 22.5, yMin: 22.5, xMax: 27.5, yMax: 27.5))
         let share = PersonSegmenter.massOutside(mask, imageWidth: 100, imageHeight: 100, regions: [near])
         #expect(share > 150.0 / 1050 && share < 0.6, "the far blob and the near one's feathered edge: \(share)")
-        let wide = Region(face: BoundingBox(xMin: 45, yMin: 10, xMax: 65, yMax: 30), imageWidth: 100, imageHeight: 100)
+        let wide = Region(face: BoundingBox(xMin: 45, yMin: 10, xMax: 65, yMax: 30))
         #expect(PersonSegmenter.massOutside(mask, imageWidth: 100, imageHeight: 100, regions: [wide]) < 0.01)
         #expect(PersonSegmenter.massOutside(mask, imageWidth: 100, imageHeight: 100, regions: []) == 1)
         let empty = try PixelBuffer(width: 8, height: 8, format: .oneComponent32Float)

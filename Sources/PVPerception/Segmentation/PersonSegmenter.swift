@@ -98,18 +98,14 @@ public final class PersonSegmenter: Sendable {
             // the body regions of the faces it finds hold all but a trace of the mask, the pose detector (about
             // 7 ms) could only confirm them. Otherwise (no face, or mask outside them: someone whose face is too
             // small or hidden, or a cat) the pose detector's regions are added.
-            var (faces, mask) = try both(
-                {
-                    try self.faces!.detect(in: image, model: .shortRange).map {
-                        PersonRegion(face: $0.box, imageWidth: image.width, imageHeight: image.height)
-                    }
-                },
+            let (faces, selfie) = try both(
+                { try self.faces!.detect(in: image, model: .shortRange).map { PersonRegion(face: $0.box) } },
                 {
                     self.quality == .fast
                         ? try self.selfieMask(image, pool: self.landscape, width: 256, height: 144)
                         : try self.selfieMask(image, pool: self.general!, width: 256, height: 256)
                 })
-            var regions = faces
+            var mask = selfie, regions = faces
             if faces.isEmpty
                 || Self.massOutside(mask, imageWidth: image.width, imageHeight: image.height, regions: faces) > Self.faceGateSlack
             {
@@ -205,7 +201,7 @@ public final class PersonSegmenter: Sendable {
 
         /// The area of the body below a face box (pixels): centred three face heights below the face's centre, five
         /// face sizes to each side, upright; about the pose ROI of a standing person whose face this is.
-        init(face box: BoundingBox, imageWidth: Int, imageHeight: Int) {
+        init(face box: BoundingBox) {
             let size = max(box.width, box.height)
             center = SIMD2(box.center.x, box.center.y + 3 * size)
             axisX = SIMD2(1, 0)
