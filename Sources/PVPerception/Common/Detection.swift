@@ -33,6 +33,9 @@ public struct BoundingBox: Sendable, Hashable, CustomStringConvertible {
     /// Area; 0 for an empty or inverted box.
     public var area: Double { width > 0 && height > 0 ? width * height : 0 }
 
+    /// Whether `p` lies inside the box (edges included).
+    func contains(_ p: SIMD2<Double>) -> Bool { p.x >= xMin && p.x <= xMax && p.y >= yMin && p.y <= yMax }
+
     /// Intersection over union, as MediaPipe's NMS computes it: 0 when the boxes are disjoint or the
     /// union is empty. Invariant under scaling either axis, so it can be taken in any of the units above.
     public func intersectionOverUnion(with other: BoundingBox) -> Double {

@@ -126,18 +126,14 @@ public final class FaceDetector: Sendable {
                 let found = NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold)
                 let added = NonMaxSuppression.weighted(tiled, iouThreshold: Self.iouThreshold).filter { t in
                     !found.contains { f in
-                        f.box.intersectionOverUnion(with: t.box) > 0 || Self.contains(f.box, t.box.center)
-                            || Self.contains(t.box, f.box.center)
+                        f.box.intersectionOverUnion(with: t.box) > 0 || f.box.contains(t.box.center)
+                            || t.box.contains(f.box.center)
                     }
                 }
                 return (found + added).sorted { $0.score > $1.score }
             }
         }
         return NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold)
-    }
-
-    private static func contains(_ b: BoundingBox, _ p: SIMD2<Double>) -> Bool {
-        (b.xMin...b.xMax).contains(p.x) && (b.yMin...b.yMax).contains(p.y)
     }
 
     /// One detector pass over `rect`: raw candidates (before NMS) in image pixels.

@@ -302,8 +302,3 @@ public final class HandLandmarker: Sendable {
         }
     }
 }
-
-extension BoundingBox {
-    /// Whether `p` lies inside the box (edges included).
-    func contains(_ p: SIMD2<Double>) -> Bool { p.x >= xMin && p.x <= xMax && p.y >= yMin && p.y <= yMax }
-}

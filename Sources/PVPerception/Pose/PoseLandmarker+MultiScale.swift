@@ -211,23 +211,19 @@ extension PoseLandmarker {
         -> Bool
     {
         let box = person.landmarkBoundingBox
-        return person.presence >= PersonProposals.minimumPresence && contains(region.box, box.center)
+        return person.presence >= PersonProposals.minimumPresence && region.box.contains(box.center)
             && max(box.width, box.height) >= PersonProposals.minimumExtent * max(region.box.width, region.box.height)
             && !people.contains { $0.landmarkBoundingBox.intersectionOverUnion(with: box) > duplicateIoU }
     }
 
     /// Whether two boxes overlap by IoU above 0.3 or one holds the other's centre.
     static func overlaps(_ a: BoundingBox, _ b: BoundingBox) -> Bool {
-        a.intersectionOverUnion(with: b) > 0.3 || contains(a, b.center) || contains(b, a.center)
+        a.intersectionOverUnion(with: b) > 0.3 || a.contains(b.center) || b.contains(a.center)
     }
 
     /// Whether two boxes overlap or touch (within `tolerance` pixels; default 2).
     static func touches(_ a: BoundingBox, _ b: BoundingBox, tolerance: Double = 2) -> Bool {
         min(a.xMax, b.xMax) >= max(a.xMin, b.xMin) - tolerance && min(a.yMax, b.yMax) >= max(a.yMin, b.yMin) - tolerance
-    }
-
-    static func contains(_ b: BoundingBox, _ p: SIMD2<Double>) -> Bool {
-        (b.xMin...b.xMax).contains(p.x) && (b.yMin...b.yMax).contains(p.y)
     }
 
     /// The whole-image pass's landmark runs, as in ``detectMultiScale(in:maxPeople:options:)``.
