@@ -12,10 +12,11 @@ extension PeopleVisionCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-        } catch let error where visionMessage(error) ?? describedMessage(error) != nil {
-            FileHandle.standardError.write(Data("Error: \((visionMessage(error) ?? describedMessage(error))!)\n".utf8))
-            Foundation.exit(ExitCode.failure.rawValue)
         } catch {
+            if let message = visionMessage(error) ?? describedMessage(error) {
+                FileHandle.standardError.write(Data("Error: \(message)\n".utf8))
+                Foundation.exit(ExitCode.failure.rawValue)
+            }
             exit(withError: error)
         }
     }
