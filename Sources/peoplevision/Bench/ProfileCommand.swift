@@ -44,11 +44,9 @@ struct ProfileBench: ParsableCommand {
             let interpreter = try Interpreter(model: m, threads: threads)
             var rng = UInt64(1)
             for i in m.inputs.indices {
-                let values = (0..<m.inputs[i].elementCount).map { _ -> Float in
-                    rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                    return Float(rng >> 40) / 16_777_216 * 2 - 1
+                interpreter.withInput(i) { buf in
+                    for k in buf.indices { buf[k] = splitMix(&rng, -1, 1) }
                 }
-                try interpreter.setInput(i, values)
             }
             for _ in 0..<5 { try interpreter.invoke() }
             return (m.partitionSummary.nativeOperators, interpreter)
