@@ -449,14 +449,16 @@ cimg_status cimg_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32
     int count = threads < 1 ? 1 : threads > 8 ? 8 : threads;
     if (progressive || (size_t)width * height < 512 * 512) count = 1;
     uint32_t band = height;
+    unsigned long interval = 0;  // MCUs per band, the restart interval of a striped encode
     if (count > 1) {
         band = (height + (uint32_t)count - 1) / (uint32_t)count;
         band = (band + mcu - 1) / mcu * mcu;
         count = (int)((height + band - 1) / band);
-        unsigned long interval = (unsigned long)(band / mcu) * ((width + mcu - 1) / mcu);
+        interval = (unsigned long)(band / mcu) * ((width + mcu - 1) / mcu);
         if (band < 128 || interval > 65535 || count < 2) {
             count = 1;
             band = height;
+            interval = 0;
         }
     }
     for (int k = 0; k < count; k++) {
@@ -470,7 +472,7 @@ cimg_status cimg_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32
         j->space = space;
         j->quality = quality;
         j->progressive = progressive;
-        j->restart_interval = (count > 1 && k == 0) ? (band / mcu) * ((width + mcu - 1) / mcu) : 0;
+        j->restart_interval = k == 0 ? (unsigned)interval : 0;
         j->exif = k == 0 ? exif : NULL;
         j->exif_size = k == 0 ? exif_size : 0;
     }
