@@ -160,6 +160,25 @@ struct PoseLandmarkerTests {
         }
     }
 
+    /// Starting from a whole-image result already at hand (as the accurate segmentation does) gives the search's own
+    /// result, without a second whole-image pass; a result capped by `maxPeople` stays capped.
+    @Test func searchStartsFromAWholeImageResultAtHand() throws {
+        let landmarker = try PoseTestImages.landmarker()
+        let image = try PoseTestImages.twoAstronauts()
+        let whole = try landmarker.detect(in: image)
+        #expect(whole.count == 1)
+        let options = PoseLandmarker.MultiScaleOptions()
+        let own = try landmarker.detectMultiScale(in: image, maxPeople: 8, options: options, tilesBeside: false)
+        let given = try landmarker.detectMultiScale(in: image, maxPeople: 8, options: options, tilesBeside: false, wholeImage: whole)
+        #expect(own.count == 2 && given.count == own.count)
+        for (a, b) in zip(own, given) {
+            #expect(a.landmarks.map(\.position) == b.landmarks.map(\.position))
+        }
+        let capped = try landmarker.detectMultiScale(
+            in: image, maxPeople: 1, options: options, tilesBeside: false, wholeImage: whole + whole)
+        #expect(capped.count == 1 && capped[0].landmarks.map(\.position) == whole[0].landmarks.map(\.position))
+    }
+
     @Test func tilingMergesRepeatedDetections() throws {
         let landmarker = try PoseTestImages.landmarker { $0.detectorTiling = .grid2x2 }
         let one = try landmarker.detect(in: PoseTestImages.astronaut())

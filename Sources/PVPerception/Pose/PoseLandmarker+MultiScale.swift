@@ -91,17 +91,20 @@ extension PoseLandmarker {
     }
 
     /// ``detectMultiScale(in:maxPeople:options:)``; `tilesBeside` lets tiles be searched beside the whole-image pass's
-    /// landmark run (same result, sooner on several cores).
-    func detectMultiScale(in image: PixelBuffer, maxPeople: Int, options multi: MultiScaleOptions, tilesBeside: Bool)
-        throws -> [PersonPose]
-    {
+    /// landmark run (same result, sooner on several cores). `wholeImage`, when given, is the whole-image pass's
+    /// result already at hand (``detect(in:)``'s on the same image, for example): the search starts from it instead
+    /// of running that pass again.
+    func detectMultiScale(
+        in image: PixelBuffer, maxPeople: Int, options multi: MultiScaleOptions, tilesBeside: Bool,
+        wholeImage: [PersonPose]? = nil
+    ) throws -> [PersonPose] {
         try multi.validate()
         guard (1...64).contains(maxPeople) else {
             throw PerceptionError(.invalidArgument, "maxPeople \(maxPeople) is outside 1…64")
         }
         // Whole image, as detect(in:) does, except that a detection whose head box sits on the nose of a person
         // already found is not given a landmark run: it can only find that person again.
-        let whole = try detector.detect(in: image, minScore: options.minDetectionScore)
+        let whole = wholeImage == nil ? try detector.detect(in: image, minScore: options.minDetectionScore) : []
         let allTiles = multi.tiles(width: image.width, height: image.height)
         let detector = self.detector, minScore = multi.tileMinDetectionScore
         let searchTile = { @Sendable (tile: RotatedRect) in try detector.detect(in: image, region: tile, minScore: minScore) }
@@ -111,7 +114,9 @@ extension PoseLandmarker {
         // until it ends. The result is exactly that of searching after it.
         let early = Mutex<(done: Bool, found: [Int: [Detection]])>((false, [:]))
         var people: [PersonPose]
-        if whole.count == 1, maxPeople > 1, tilesBeside {
+        if let wholeImage {
+            people = Array(wholeImage.prefix(maxPeople))
+        } else if whole.count == 1, maxPeople > 1, tilesBeside {
             let head = whole[0].box.center, hips = whole[0].keypoints[0]
             let order = allTiles.indices.sorted {
                 Self.distance(allTiles[$0].boundingBox.center, head, hips) > Self.distance(allTiles[$1].boundingBox.center, head, hips)

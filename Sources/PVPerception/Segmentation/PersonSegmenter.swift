@@ -29,7 +29,8 @@ public enum SegmentationQuality: Int, Sendable, CaseIterable {
 /// accurate level therefore uses the pose mask inside each found person's landmark ROI and the selfie mask
 /// outside them, then refines the boundary band (0.05–0.95) with a colour guided filter. When the selfie mask
 /// shows someone standing apart from everyone the whole-image pose pass found, the multi-scale body search
-/// (``PoseLandmarker/detectMultiScale(in:maxPeople:options:)``) runs instead, so that their pose mask decides too.
+/// (``PoseLandmarker/detectMultiScale(in:maxPeople:options:)``: tiles, segmentation proposals) continues from the
+/// people found, so that their pose mask decides too.
 ///
 /// Safe to share between threads: each call borrows interpreters from pools.
 public final class PersonSegmenter: Sendable {
@@ -130,9 +131,13 @@ public final class PersonSegmenter: Sendable {
                 })
             guard !found.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
             // The selfie model marks someone no found person accounts for: search as the body request does (tiles,
-            // segmentation proposals), so that their pose mask, not the selfie mask, decides around them.
+            // segmentation proposals), starting from the people found, so that their pose mask, not the selfie
+            // mask, decides around them.
             let people = Self.unaccountedRegions(selfie, image: image, found: found).isEmpty
-                ? found : try landmarker!.detectMultiScale(in: image, maxPeople: landmarker!.options.maxPeople)
+                ? found
+                : try landmarker!.detectMultiScale(
+                    in: image, maxPeople: landmarker!.options.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
+                    tilesBeside: false, wholeImage: found)
             var fused = try selfie.resized(width: w, height: h, method: .bilinear)
             var pose = try PixelBuffer(width: w, height: h, format: .oneComponent32Float)
             for person in people {
