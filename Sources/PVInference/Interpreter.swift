@@ -152,6 +152,19 @@ public final class Interpreter {
             SwiftKernels.stridedSlice(
                 input: pointer(node.inputs[0]), shape: plan.shapes[node.inputs[0]], begin: begin, end: end,
                 strides: strides, output: pointer(node.outputs[0]))
+        case .landmarksToTransformMatrix(let crop):
+            SwiftKernels.landmarksToTransformMatrix(
+                pointer(node.inputs[0]), stride: plan.shapes[node.inputs[0]][2], crop: crop, output: pointer(node.outputs[0]))
+        case .transformTensorBilinear:
+            let xs = plan.shapes[node.inputs[0]], ys = plan.shapes[node.outputs[0]]
+            SwiftKernels.transformTensorBilinear(
+                pointer(node.inputs[0]), height: xs[1], width: xs[2], channels: xs[3], matrix: pointer(node.inputs[1]),
+                output: pointer(node.outputs[0]), outputHeight: ys[1], outputWidth: ys[2])
+        case .transformLandmarks:
+            let xs = plan.shapes[node.inputs[0]]
+            SwiftKernels.transformLandmarks(
+                pointer(node.inputs[0]), count: xs[1], dimensions: xs[2], matrix: pointer(node.inputs[1]),
+                output: pointer(node.outputs[0]))
         default:
             preconditionFailure("\(node.name) runs on XNNPACK")
         }

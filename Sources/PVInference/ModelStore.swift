@@ -24,6 +24,10 @@ public struct ModelStore: Sendable {
         "palm_detection_full", "palm_detection_lite", "hand_landmark_full", "hand_landmark_lite", "hand_recrop",
     ]
 
+    /// Pipeline models with MediaPipe's own custom operators, which the TensorFlow Lite interpreter does not run
+    /// (so they have no TFLite reference outputs or peer timings).
+    package static let mediaPipeOperatorModels = ["face_landmark_with_attention"]
+
     /// The store at `$PEOPLEVISION_MODELS`, or `~/.cache/peoplevision/models`.
     public static var `default`: ModelStore {
         if let path = ProcessInfo.processInfo.environment["PEOPLEVISION_MODELS"], !path.isEmpty {

@@ -23,6 +23,10 @@ struct Node: Sendable {
         // Run by Swift kernels (the Debian XNNPACK build has no such nodes).
         case concatenation(axis: Int, clamp: Clamp)
         case stridedSlice(begin: [Int], end: [Int], strides: [Int])
+        // MediaPipe's custom operators of the attention face mesh (version 2), run by Swift kernels.
+        case landmarksToTransformMatrix(LandmarkCrop)
+        case transformTensorBilinear
+        case transformLandmarks
 
         /// The operator family, for profiles.
         var summary: String {
@@ -48,15 +52,30 @@ struct Node: Sendable {
             case .depthToSpace: return "DEPTH_TO_SPACE"
             case .concatenation: return "CONCAT"
             case .stridedSlice: return "SLICE"
+            case .landmarksToTransformMatrix: return "LANDMARKS_TO_MATRIX"
+            case .transformTensorBilinear: return "TRANSFORM_TENSOR"
+            case .transformLandmarks: return "TRANSFORM_LANDMARKS"
             }
         }
 
         var runsOnXNNPACK: Bool {
             switch self {
-            case .concatenation, .stridedSlice: return false
+            case .concatenation, .stridedSlice, .landmarksToTransformMatrix, .transformTensorBilinear, .transformLandmarks:
+                return false
             default: return true
             }
         }
+    }
+
+    /// What `Landmarks2TransformMatrix` (version 2) computes a crop from: the landmarks `subset` (indices into the
+    /// input's points), levelled so that `left` → `right` points at `targetRotation`, their box scaled by
+    /// `scaleX`, `scaleY` and mapped onto an `outputWidth` × `outputHeight` grid.
+    struct LandmarkCrop: Sendable, Hashable {
+        var subset: [Int]
+        var left: Int, right: Int
+        var targetRotation: Float
+        var outputWidth: Int, outputHeight: Int
+        var scaleX: Float, scaleY: Float
     }
 
     /// Spatial parameters of a convolution or pooling window, with padding resolved to explicit amounts.
@@ -196,6 +215,51 @@ extension Plan {
             var runtimeInputs: [Int] = []
             let kind: Node.Kind
             switch op.code {
+            case .custom("Landmarks2TransformMatrix"):
+                let x = try input(0)
+                let xs = shape(x)
+                let options = try wrap { try FlexBufferMap(op.customOptions) }
+                guard xs.count == 3, xs[0] == 1, xs[2] >= 2, options.keys.contains("subset_idxs") else {
+                    throw InferenceError(
+                        .unsupportedOperator, "\(name): only version 2 (landmarks [1, N, 3], subset_idxs) is supported, got \(xs)")
+                }
+                let crop = try wrap {
+                    Node.LandmarkCrop(
+                        subset: try options.ints("subset_idxs"), left: try options.int("left_rotation_idx"),
+                        right: try options.int("right_rotation_idx"),
+                        targetRotation: Float(try options.double("target_rotation_radians")),
+                        outputWidth: try options.int("output_width"), outputHeight: try options.int("output_height"),
+                        scaleX: Float(try options.double("scale_x")), scaleY: Float(try options.double("scale_y")))
+                }
+                guard !crop.subset.isEmpty, (crop.subset + [crop.left, crop.right]).allSatisfy({ (0..<xs[1]).contains($0) }),
+                    crop.outputWidth > 0, crop.outputHeight > 0, crop.scaleX > 0, crop.scaleY > 0
+                else {
+                    throw InferenceError(.invalidModel, "\(name): options \(crop) do not fit \(xs[1]) landmarks")
+                }
+                kind = .landmarksToTransformMatrix(crop)
+                runtimeInputs = [x]
+                try check([1, 4, 4], out, name)
+            case .custom("TransformTensorBilinear"):
+                let x = try input(0), m = try input(1)
+                let xs = shape(x)
+                let options = try wrap { try FlexBufferMap(op.customOptions) }
+                let size = try wrap { (try options.int("output_height"), try options.int("output_width")) }
+                guard xs.count == 4, xs[0] == 1, shape(m).reduce(1, *) == 16 else {
+                    throw InferenceError(.invalidModel, "\(name): input \(xs) and matrix \(shape(m))")
+                }
+                kind = .transformTensorBilinear
+                runtimeInputs = [x, m]
+                try check([1, size.0, size.1, xs[3]], out, name)
+            case .custom("TransformLandmarks"):
+                let x = try input(0), m = try input(1)
+                let xs = shape(x)
+                guard xs.count == 3, xs[0] == 1, xs[2] == 2 || xs[2] == 3, shape(m).reduce(1, *) == 16 else {
+                    throw InferenceError(
+                        .unsupportedOperator, "\(name): only version 2 (landmarks [1, N, 2 or 3]) is supported, got \(xs)")
+                }
+                kind = .transformLandmarks
+                runtimeInputs = [x, m]
+                try check(xs, out, name)
             case .custom(let customName):
                 guard customName == "Convolution2DTransposeBias" else {
                     throw InferenceError(.unsupportedOperator, "\(name): custom operator '\(customName)' is not supported")

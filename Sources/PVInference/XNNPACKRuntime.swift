@@ -184,7 +184,7 @@ final class XNNPACKStage {
                 try xnnCheck(xnn_define_static_resize_bilinear_2d(subgraph, h, w, try value(ins[0]), try value(out), flags), what)
             case .depthToSpace(let block):
                 try xnnCheck(xnn_define_depth_to_space(subgraph, try value(ins[0]), try value(out), UInt32(block), 0), what)
-            case .concatenation, .stridedSlice:
+            case .concatenation, .stridedSlice, .landmarksToTransformMatrix, .transformTensorBilinear, .transformLandmarks:
                 preconditionFailure("\(node.name) is a Swift node")
             }
         }

@@ -5,7 +5,7 @@ import Testing
 
 /// The interpreter's activation arena: tensors that are alive at the same time never share memory.
 @Suite struct ArenaLayoutTests {
-    @Test(arguments: ModelStore.pipelineModels)
+    @Test(arguments: ModelStore.pipelineModels + ModelStore.mediaPipeOperatorModels)
     func liveTensorsNeverOverlap(model stem: String) throws {
         let plan = try CompiledModel(contentsOf: try TestFiles.installed("\(stem).tflite")).plan
         let owned = plan.boundaryTensors

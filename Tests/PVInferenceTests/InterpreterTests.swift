@@ -17,13 +17,25 @@ import Testing
         }
     }
 
-    @Test func unsupportedCustomOperatorIsNamed() throws {
+    /// The attention mesh's three MediaPipe operators run as Swift operators; a custom operator nobody implements
+    /// (one of them renamed in a copy of the file) is a typed error that names it.
+    @Test func mediaPipeCustomOperatorsLoadAndUnknownOnesAreNamed() throws {
+        let url = try TestFiles.installed("face_landmark_with_attention.tflite")
+        let model = try CompiledModel(contentsOf: url)
+        #expect(model.partitionSummary.swiftOperators >= 11)
+        var bytes = [UInt8](try Data(contentsOf: url))
+        let name = Array("TransformLandmarks".utf8)
+        let at = try #require((0...(bytes.count - name.count)).first { bytes[$0..<($0 + name.count)].elementsEqual(name) })
+        bytes[at + name.count - 1] = UInt8(ascii: "z")
+        let renamed = FileManager.default.temporaryDirectory.appendingPathComponent("pv-renamed-\(UUID().uuidString).tflite")
+        try Data(bytes).write(to: renamed)
+        defer { try? FileManager.default.removeItem(at: renamed) }
         do {
-            _ = try CompiledModel(contentsOf: try TestFiles.installed("face_landmark_with_attention.tflite"))
-            Issue.record("the attention mesh needs MediaPipe-only operators")
+            _ = try CompiledModel(contentsOf: renamed)
+            Issue.record("an unknown custom operator must not load")
         } catch let e as InferenceError {
             #expect(e.code == .unsupportedOperator)
-            #expect(e.message.contains("Landmarks2TransformMatrix"))
+            #expect(e.message.contains("TransformLandmarkz"))
         }
     }
 

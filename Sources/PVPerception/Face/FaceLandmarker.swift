@@ -8,19 +8,23 @@ import Darwin
 import PVImaging
 import PVInference
 
-/// Face mesh with irises: the face detector (``FaceDetector``), the 468-point mesh model
-/// (`face_landmark.tflite`, MODELS.md §11.3) and the iris model on both eyes (`iris_landmark.tflite`, §11.4).
+/// Face mesh with irises: the face detector (``FaceDetector``), then the attention mesh
+/// (`face_landmark_with_attention.tflite`: 468 points with lips, eyes and irises refined, MediaPipe's
+/// `refine_landmarks`), or the plain mesh (`face_landmark.tflite`, MODELS.md §11.3) with the iris model on both eyes
+/// (`iris_landmark.tflite`, §11.4).
 ///
 /// One call on an upright image:
 /// 1. the detector runs (``Options/detector``, combined short and full range by default);
 /// 2. each detection, by descending score, gets the mesh ROI: the box centre, rotated so the eyes
 ///    (kp0 → kp1) are level, ×1.5, square (MODELS.md §7.4);
-/// 3. the mesh model runs (192×192, [0, 1], replicate border); a result with presence ≤
+/// 3. the mesh runs (192×192, [0, 1], replicate border); a result with presence ≤
 ///    ``Options/minPresence`` is dropped, and so is one whose mesh box overlaps an earlier face's by
 ///    more than ``Options/duplicateIoU`` (two detections of one face);
-/// 4. when ``Options/refineIrises`` is on, each eye gets an iris ROI from its corners (×2.3, square), the iris
-///    model runs on it (the left eye mirrored), its 71 eye-region points replace the mesh's (§12.3) and its
-///    5 iris points are appended (468–477).
+/// 4. with ``Options/refineIrises`` (the default) and ``IrisSource/attentionMesh``, that one run also gives the
+///    refined lips (80 points), eye regions (71 each) and irises (468–477); with ``IrisSource/irisModel``, or when
+///    the attention mesh doubts the face, the plain mesh runs and each eye gets an iris ROI from its corners (×2.3,
+///    square), the iris model runs on it (the left eye mirrored), its 71 eye-region points replace the mesh's
+///    (§12.3) and its 5 iris points are appended.
 ///
 /// Safe to share between threads.
 ///
@@ -40,8 +44,10 @@ public final class FaceLandmarker: Sendable {
         public var minDetectionScore: Double? = nil
         /// Face-presence threshold, 0…1; a face is kept when presence is **greater than** it.
         public var minPresence: Double = 0.5
-        /// Run the iris model on both eyes (478 points). Default on.
+        /// Refine the eyes and add the irises (478 points), from ``irisSource``. Default on.
         public var refineIrises: Bool = true
+        /// Where refined eyes and irises come from when ``refineIrises`` is on. Default ``IrisSource/attentionMesh``.
+        public var irisSource: IrisSource = .attentionMesh
         /// Two results with mesh boxes overlapping by more than this IoU are one face; the first (higher
         /// detection score) is kept. Default 0.5.
         public var duplicateIoU: Double = 0.5
@@ -69,12 +75,23 @@ public final class FaceLandmarker: Sendable {
         }
     }
 
+    /// Where a refined face's eyes and irises come from.
+    public enum IrisSource: Sendable, Hashable, CaseIterable {
+        /// `face_landmark_with_attention.tflite` (MODELS.md §11.3): one run gives the mesh with lips, eyes and irises
+        /// refined by the model's own crops of its feature map, as MediaPipe's `refine_landmarks` does.
+        case attentionMesh
+        /// `face_landmark.tflite`, then `iris_landmark.tflite` on a crop around each eye (MediaPipe's iris pipeline):
+        /// three model runs.
+        case irisModel
+    }
+
     /// The options this landmarker runs with.
     public let options: Options
     /// The detector it uses.
     public let detector: FaceDetector
     private let mesh: InterpreterPool
     private let iris: InterpreterPool
+    private let attention: InterpreterPool?
 
     static let meshSize = 192
     static let irisSize = 64
@@ -88,6 +105,21 @@ public final class FaceLandmarker: Sendable {
         detector = try FaceDetector(threads: threads)
         mesh = try InterpreterPool(modelNamed: "face_landmark.tflite", threads: threads)
         iris = try InterpreterPool(modelNamed: "iris_landmark.tflite", threads: threads)
+        if options.refineIrises && options.irisSource == .attentionMesh {
+            let pool = try InterpreterPool(modelNamed: "face_landmark_with_attention.tflite", threads: threads)
+            let a = pool.model
+            guard a.inputs.count == 1, a.inputs[0].shape == [1, 192, 192, 3],
+                a.outputs.map(\.elementCount) == [1404, 160, 142, 142, 10, 10, 1]
+            else {
+                throw PerceptionError(
+                    .unexpectedModel,
+                    "face_landmark_with_attention.tflite has inputs \(a.inputs.map(\.shape)) and outputs \(a.outputs.map(\.shape)); "
+                        + "expected [1, 192, 192, 3] → 1404, 160, 142, 142, 10, 10, 1 values. Reinstall it with scripts/bootstrap")
+            }
+            attention = pool
+        } else {
+            attention = nil
+        }
         let m = mesh.model, i = iris.model
         guard m.inputs.count == 1, m.inputs[0].shape == [1, 192, 192, 3], m.outputs.map(\.elementCount) == [1404, 1] else {
             throw PerceptionError(
@@ -106,7 +138,8 @@ public final class FaceLandmarker: Sendable {
     /// Finds the faces in an upright image.
     /// - Returns: up to ``Options/maxFaces`` faces, by descending detection score.
     /// - Throws: errors of the sampler or the interpreters.
-    /// - Complexity: one or two detector runs, one mesh run per processed detection and two iris runs per face.
+    /// - Complexity: one or two detector runs and one mesh run per processed detection (plus two iris runs per face
+    ///   with ``IrisSource/irisModel``).
     public func detect(in image: PixelBuffer) throws -> [FaceMesh] {
         let detections = try detector.detect(
             in: image, model: options.detector, minScore: options.minDetectionScore, tiling: options.detectorTiling)
@@ -154,17 +187,24 @@ public final class FaceLandmarker: Sendable {
         return ROI.rect(box: box, angle: ROI.rotation(from: p0, to: p1, targetAngle: 0)).transformed(by: .iris)
     }
 
-    /// Runs the mesh model (and the iris model, per ``Options/refineIrises``) on one ROI.
+    /// Runs the mesh on one ROI: with ``Options/refineIrises``, the attention mesh (or, per ``Options/irisSource``
+    /// and where the attention mesh's presence is not above ``Options/minPresence``, the plain mesh and the iris
+    /// model); without, the plain mesh.
     /// - Parameters:
     ///   - image: the upright image.
     ///   - roi: a square ROI in image pixels.
-    /// - Returns: the face, or `nil` when presence is not above ``Options/minPresence``.
+    /// - Returns: the face, or `nil` when the plain mesh's presence is not above ``Options/minPresence`` either.
     /// - Throws: `ImagingError` for a non-finite or empty ROI; interpreter errors.
     public func landmarks(in image: PixelBuffer, roi: RotatedRect) throws -> FaceMesh? {
-        guard let (found, presence) = try runMesh(image, roi: roi, mirrored: false) else { return nil }
-        var landmarks = found
-        if options.refineIrises {
-            try refineEyes(&landmarks, image: image)
+        // The attention mesh's face flag doubts some partly hidden faces the plain mesh is sure of (a face behind a
+        // camera, turned 15°: 0.997 against under 0.5); those get the plain mesh and the iris model.
+        var landmarks: [Landmark], presence: Double
+        if attention != nil, let refined = try runAttentionMesh(image, roi: roi) {
+            (landmarks, presence) = refined
+        } else {
+            guard let plain = try runMesh(image, roi: roi, mirrored: false) else { return nil }
+            (landmarks, presence) = plain
+            if options.refineIrises { try refineEyes(&landmarks, image: image) }
         }
         var face = FaceMesh(landmarks: landmarks, roi: roi, presence: presence, detection: nil)
         if options.mirroredPose {
@@ -200,6 +240,46 @@ public final class FaceLandmarker: Sendable {
                     angle: -roi.angle)
                 : roi
             return (points.map { $0.projected(onto: frame) }, presence)
+        }
+    }
+
+    /// One run of the attention mesh: the 468 points with the lips' 80 and each eye region's 71 replaced by the
+    /// model's refined x, y (z stays the mesh's), then the 10 iris points, whose z is the mean z of their eye's
+    /// contour (its first 16 region points), as MediaPipe's refinement does.
+    private func runAttentionMesh(_ image: PixelBuffer, roi: RotatedRect) throws -> (landmarks: [Landmark], presence: Double)? {
+        let n = Self.meshSize
+        let sampler = TensorSampler(width: n, height: n, range: 0...1, fit: .stretch, border: .replicate)
+        let minPresence = options.minPresence
+        return try attention!.withInterpreter { interpreter -> (landmarks: [Landmark], presence: Double)? in
+            try interpreter.withInput(0) { tensor in
+                _ = try sampler.sample(image, rect: roi, into: tensor)
+                InputQuantization.roundToByteLevels(tensor, range: sampler.range)
+            }
+            try interpreter.invoke()
+            let presence = Double(interpreter.withOutput(6) { 1 / (1 + exp(-$0[0])) })
+            guard presence > minPresence else { return nil }
+            func decode(_ output: Int, count: Int, values: Int) -> [Landmark] {
+                interpreter.withOutput(output) {
+                    LandmarkDecoder(count: count, valuesPerLandmark: values, tensorWidth: n, tensorHeight: n).decode($0)
+                }.map { $0.projected(onto: roi) }
+            }
+            var landmarks = decode(0, count: FaceMeshTopology.meshCount, values: 3)
+            // The model's "left" outputs are the eye on the image's left: the subject's right.
+            let refinements = [
+                (1, FaceMeshTopology.lipsRegion), (2, FaceMeshTopology.rightEyeRegion), (3, FaceMeshTopology.leftEyeRegion),
+            ]
+            for (output, region) in refinements {
+                for (k, p) in decode(output, count: region.count, values: 2).enumerated() {
+                    landmarks[region[k]].x = p.x
+                    landmarks[region[k]].y = p.y
+                }
+            }
+            for (output, region) in [(4, FaceMeshTopology.rightEyeRegion), (5, FaceMeshTopology.leftEyeRegion)] {
+                let contour = region.prefix(16)
+                let z = contour.reduce(0.0) { $0 + landmarks[$1].z } / Double(contour.count)
+                landmarks += decode(output, count: 5, values: 2).map { Landmark(x: $0.x, y: $0.y, z: z) }
+            }
+            return (landmarks, presence)
         }
     }
 

@@ -30,6 +30,15 @@ public enum FaceMeshTopology {
         334, 296, 336, 285, 417,
     ]
 
+    /// The mesh points the attention mesh's 80 lip outputs replace, in output order: outer, inner, semi-outer and
+    /// semi-inner rings, each lower (corner to corner) then upper (without the corners).
+    public static let lipsRegion: [Int] = [
+        61, 146, 91, 181, 84, 17, 314, 405, 321, 375, 291, 185, 40, 39, 37, 0, 267, 269, 270, 409,
+        78, 95, 88, 178, 87, 14, 317, 402, 318, 324, 308, 191, 80, 81, 82, 13, 312, 311, 310, 415,
+        76, 77, 90, 180, 85, 16, 315, 404, 320, 307, 306, 184, 74, 73, 72, 11, 302, 303, 304, 408,
+        62, 96, 89, 179, 86, 15, 316, 403, 319, 325, 292, 183, 42, 41, 38, 12, 268, 271, 272, 407,
+    ]
+
     /// Mirror pairs (right side, left side) used where the two halves of the face are compared.
     static let symmetricPairs: [(Int, Int)] = [
         (33, 263), (133, 362), (159, 386), (145, 374), (70, 300), (105, 334), (107, 336), (61, 291), (78, 308),

@@ -19,7 +19,7 @@ struct ModelsCommand: ParsableCommand {
         let store = ModelStore.default
         print("models in \(store.directory.path)")
         var interpreters: [Interpreter] = []  // kept alive so the memory report counts them
-        for name in ModelStore.pipelineModels {
+        for name in ModelStore.pipelineModels + ModelStore.mediaPipeOperatorModels {
             let file = "\(name).tflite"
             let model = try CompiledModel.load(named: file, store: store)
             let ins = model.inputs.map { "\($0.shape)" }.joined(separator: ", ")
