@@ -4,8 +4,10 @@ import PVImaging
 public struct FaceMesh: Sendable {
     /// The landmarks in **image pixels** (top-left origin, pixel-centre convention), `z` in pixels too (same
     /// scale as x; smaller is closer; origin about the head centre). 468 mesh points (MODELS.md §12.2), plus,
-    /// when the iris model ran, the refined eye regions and 10 iris points: 468 right iris centre,
-    /// 469–472 its ring, 473 left iris centre, 474–477 its ring (``FaceMeshTopology/refinedCount``).
+    /// when irises were refined, the refined eye regions (and, from the attention mesh, lips) and 10 iris points:
+    /// 468 right iris centre, 469–472 its ring, 473 left iris centre, 474–477 its ring
+    /// (``FaceMeshTopology/refinedCount``). The rings start as their model gives them: the attention mesh
+    /// starts both toward the image's left, the iris model the left eye's toward its outer corner (mirrored).
     public var landmarks: [Landmark]
     /// The square ROI the mesh model ran on, in image pixels.
     public var roi: RotatedRect
