@@ -60,6 +60,19 @@ struct FaceParityTests {
         }
     }
 
+    /// The combined detector's short-range list is what the short-range model finds alone, and its detections
+    /// are ``FaceDetector/detect(in:model:minScore:tiling:)``'s, from the same runs.
+    @Test(arguments: images)
+    func combinedDetectionAlsoGivesTheShortRangeFaces(stem: String) throws {
+        let image = try FaceTestImages.load(try FaceGolden.load(stem).image)
+        let detector = try FaceTestImages.landmarker().detector
+        let both = try detector.detectWithShortRange(in: image)
+        #expect(both.detections.map(\.box) == (try detector.detect(in: image)).map(\.box))
+        let alone = try detector.detect(in: image, model: .shortRange)
+        #expect(!alone.isEmpty && both.shortRange.map(\.box) == alone.map(\.box))
+        #expect(try detector.detectWithShortRange(in: image, model: .fullRange).shortRange.isEmpty)
+    }
+
     /// MediaPipe's face mesh runs on the short-range detector's ROI; so does this comparison.
     @Test(arguments: images)
     func meshMatchesMediaPipe(stem: String) throws {

@@ -39,6 +39,21 @@ struct FaceEndToEndTests {
         #expect(abs(roll) < 0.2 && abs(yaw) < 0.2 && abs(pitch) < 0.3, "roll \(roll) yaw \(yaw) pitch \(pitch)")
     }
 
+    /// camera.png's photographer, half hidden by his camera: the attention mesh doubts the face on the short-range
+    /// detector's crop (presence 0.015; MediaPipe's own face mesh returns nothing there) but not on the region of
+    /// the first mesh, where the landmarks then come from: pupils on both eyes, inside the face box.
+    @Test func landmarksWhereTheShortRangeCropIsDoubted() throws {
+        let request = VNDetectFaceLandmarksRequest()
+        try Self.handler("camera.png").perform([request])
+        let face = try #require(request.results?.first)
+        let landmarks = try #require(face.landmarks)
+        let left = try #require(landmarks.leftPupil?.normalizedPoints.first)
+        let right = try #require(landmarks.rightPupil?.normalizedPoints.first)
+        #expect(left.x > right.x, "the subject's left eye is on the image's right")
+        for p in [left, right] { #expect((0...1).contains(p.x) && (0.4...1).contains(p.y), "pupil \(p) in the face's upper part") }
+        #expect(landmarks.allPoints?.pointCount == 76)
+    }
+
     @Test func olderRectangleRevisions() throws {
         let r2 = VNDetectFaceRectanglesRequest()
         r2.revision = VNDetectFaceRectanglesRequestRevision2
@@ -143,7 +158,9 @@ struct FaceEndToEndTests {
         for p in all.normalizedPoints {
             #expect((0...1).contains(p.x) && (0...1).contains(p.y), "\(p) lies inside the face box")
         }
-        // Mapped to the image, the pupils land on MediaPipe's iris centres (within 2 % of the eye distance).
+        // Mapped to the image, the pupils land on MediaPipe's iris centres: the issue asks for 2 % of the eye
+        // distance; the attention mesh on MediaPipe's own crop (the short-range detector's) lands within a quarter
+        // of a pixel.
         let size = CGSize(width: 512, height: 512)
         let left = try #require(landmarks.leftPupil).pointsInImage(imageSize: size)[0]
         let right = try #require(landmarks.rightPupil).pointsInImage(imageSize: size)[0]
@@ -151,8 +168,8 @@ struct FaceEndToEndTests {
         func pixels(_ p: CGPoint) -> CGPoint { CGPoint(x: p.x * 512, y: (1 - p.y) * 512) }  // to lower-left pixels
         let refLeft = pixels(ref.left), refRight = pixels(ref.right)
         let iod = hypot(refLeft.x - refRight.x, refLeft.y - refRight.y)
-        #expect(hypot(left.x - refLeft.x, left.y - refLeft.y) < 0.02 * iod, "left pupil \(left) vs \(refLeft)")
-        #expect(hypot(right.x - refRight.x, right.y - refRight.y) < 0.02 * iod, "right pupil \(right) vs \(refRight)")
+        #expect(hypot(left.x - refLeft.x, left.y - refLeft.y) < min(0.02 * iod, 0.25), "left pupil \(left) vs \(refLeft)")
+        #expect(hypot(right.x - refRight.x, right.y - refRight.y) < min(0.02 * iod, 0.25), "right pupil \(right) vs \(refRight)")
         // The subject's left eye is on the image's right.
         #expect(left.x > right.x)
         // pointsInImage is the face box's affine map of normalizedPoints.

@@ -98,6 +98,15 @@ public final class FaceDetector: Sendable {
     public func detect(
         in image: PixelBuffer, model: Model = .combined, minScore: Double? = nil, tiling: PoseDetector.Tiling? = nil
     ) throws -> [Detection] {
+        try detectWithShortRange(in: image, model: model, minScore: minScore, tiling: tiling).detections
+    }
+
+    /// ``detect(in:model:minScore:tiling:)``, plus what the short-range model found on its own (its candidates after
+    /// their own weighted NMS, from the same run; empty for ``Model/fullRange``): the crops MediaPipe's face mesh is
+    /// run on.
+    public func detectWithShortRange(
+        in image: PixelBuffer, model: Model = .combined, minScore: Double? = nil, tiling: PoseDetector.Tiling? = nil
+    ) throws -> (detections: [Detection], shortRange: [Detection]) {
         if let minScore, !(0...1).contains(minScore) {
             throw PerceptionError(.invalidArgument, "minimum detection score \(minScore) is outside 0…1")
         }
@@ -117,6 +126,7 @@ public final class FaceDetector: Sendable {
         if model != .fullRange { passes.append { [self] in try self.run(self.short, image: image, rect: whole, minScore: shortThreshold) } }
         var results = try concurrently(passes)
         if model != .fullRange { results.insert(results.removeLast(), at: 0) }
+        let shortRange = model == .fullRange ? [] : NonMaxSuppression.weighted(results[0], iouThreshold: Self.iouThreshold)
         let candidates = Array(results.dropLast(tiles.count).joined())
         if model != .shortRange {
             if tiling != nil {
@@ -130,10 +140,10 @@ public final class FaceDetector: Sendable {
                             || t.box.contains(f.box.center)
                     }
                 }
-                return (found + added).sorted { $0.score > $1.score }
+                return ((found + added).sorted { $0.score > $1.score }, shortRange)
             }
         }
-        return NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold)
+        return (NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold), shortRange)
     }
 
     /// One detector pass over `rect`: raw candidates (before NMS) in image pixels.

@@ -213,6 +213,15 @@ public final class FaceLandmarker: Sendable {
         return face
     }
 
+    /// The attention mesh alone on one ROI (``IrisSource/attentionMesh``, without the plain-mesh fallback of
+    /// ``landmarks(in:roi:)``): `nil` when its presence is not above ``Options/minPresence``, or when this landmarker
+    /// does not run the attention mesh.
+    /// - Throws: `ImagingError` for a non-finite or empty ROI; interpreter errors.
+    public func attentionLandmarks(in image: PixelBuffer, roi: RotatedRect) throws -> FaceMesh? {
+        guard attention != nil, let (landmarks, presence) = try runAttentionMesh(image, roi: roi) else { return nil }
+        return FaceMesh(landmarks: landmarks, roi: roi, presence: presence, detection: nil)
+    }
+
     /// One mesh run. `mirrored`: on the horizontally flipped crop, with the landmarks placed in the mirror image
     /// (x measured from the right edge: the ROI becomes `(W − cx, cy, w, h, −θ)`).
     private func runMesh(_ image: PixelBuffer, roi: RotatedRect, mirrored: Bool) throws

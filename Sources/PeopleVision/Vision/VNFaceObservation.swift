@@ -61,4 +61,6 @@ struct FaceSource: Sendable {
     var mesh: FaceMesh?
     var width: Int
     var height: Int
+    /// The short-range detector's own detection of this face, when it found it: the crop the landmarks run on.
+    var shortRange: Detection? = nil
 }

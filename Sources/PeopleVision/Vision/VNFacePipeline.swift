@@ -36,9 +36,11 @@ enum VNFacePipeline {
     private final class Shared: @unchecked Sendable {  // state guarded by `recent`'s lock
         weak var context: VNImageContext?
         let roi: CGRect
-        var detections: [Bool: [Detection]] = [:]
+        var detections: [Bool: (all: [Detection], shortRange: [Detection])] = [:]
         var firstMeshes: [Bool: [Int: FaceMesh?]] = [:]
         var refined: [RotatedRect: FaceMesh?] = [:]
+        /// The attention mesh on short-range crops (`nil` where it doubted the face).
+        var onShortRangeCrop: [RotatedRect: FaceMesh?] = [:]
 
         init(context: VNImageContext, roi: CGRect) {
             self.context = context
@@ -87,12 +89,14 @@ enum VNFacePipeline {
         -> [VNFaceObservation]
     {
         let landmarker = try landmarker(irises: false)
-        let detections: [Detection]
+        let detections: [Detection], shortRange: [Detection]
         if let known = shared(scope, { $0.detections[smallFaces] }) ?? nil {
-            detections = known
+            (detections, shortRange) = known
         } else {
-            detections = try run { try landmarker.detector.detect(in: region, tiling: smallFaces ? .grid2x2 : nil) }
-            _ = shared(scope) { $0.detections[smallFaces] = detections }
+            (detections, shortRange) = try run {
+                try landmarker.detector.detectWithShortRange(in: region, tiling: smallFaces ? .grid2x2 : nil)
+            }
+            _ = shared(scope) { $0.detections[smallFaces] = (detections, shortRange) }
         }
         let W = region.width, H = region.height
         var result: [VNFaceObservation] = []
@@ -137,14 +141,23 @@ enum VNFacePipeline {
                 VNFaceObservation(
                     boundingBox: VisionCoordinates.rect(box, width: W, height: H), confidence: score, requestRevision: revision,
                     roll: roll, yaw: yaw, pitch: pitch, landmarks: nil, faceCaptureQuality: nil,
-                    source: FaceSource(detection: detection, mesh: mesh, width: W, height: H)))
+                    source: FaceSource(
+                        detection: detection, mesh: mesh, width: W, height: H,
+                        shortRange: Self.shortRangeDetection(of: detection, among: shortRange))))
         }
         return result
     }
 
+    /// The short-range detection that is `detection` (IoU above 0.5), if the short-range model found that face.
+    static func shortRangeDetection(of detection: Detection, among shortRange: [Detection]) -> Detection? {
+        shortRange.filter { $0.box.intersectionOverUnion(with: detection.box) > 0.5 }
+            .max { $0.box.intersectionOverUnion(with: detection.box) < $1.box.intersectionOverUnion(with: detection.box) }
+    }
+
     /// The mesh (with irises when `irises`) for an observation on `region`. When the observation came from
-    /// this pipeline on an image of the same size: its mesh as is (no irises), or re-run with irises on the ROI
-    /// that mesh defines; or, without a mesh, run from its detection. Otherwise the mesh runs on a ROI built
+    /// this pipeline on an image of the same size: its mesh as is (no irises); with irises, the refined mesh on
+    /// the short-range detector's crop of the face when that detector found it, else re-run on the ROI the first
+    /// mesh defines; or, without a mesh, run from its detection. Otherwise the mesh runs on a ROI built
     /// from the observation's box (×1.5, square) levelled by its roll. `nil` when the mesh model
     /// finds no face there.
     static func mesh(for observation: VNFaceObservation, in region: PixelBuffer, irises: Bool, scope: Scope? = nil) throws
@@ -153,6 +166,22 @@ enum VNFacePipeline {
         let landmarker = try landmarker(irises: irises)
         return try run {
             if let source = observation.source, source.width == region.width, source.height == region.height {
+                // With irises, the attention mesh on the crop MediaPipe runs it on: the short-range detector's, when
+                // it found the face (the merged detector box, or a first mesh's extent, frame the face a little
+                // differently). Where it doubts the face there, the region of the first mesh follows.
+                if irises, let s = source.shortRange {
+                    let roi = FaceLandmarker.roi(for: s)
+                    let known: FaceMesh?? = shared(scope) { $0.onShortRangeCrop[roi] } ?? nil
+                    let refined: FaceMesh?
+                    if let known {
+                        refined = known
+                    } else {
+                        let found = try landmarker.attentionLandmarks(in: region, roi: roi)
+                        refined = found.map { f in source.mesh.map { f.measuringSpread(from: $0) } ?? f }
+                        _ = shared(scope) { $0.onShortRangeCrop[roi] = .some(refined) }
+                    }
+                    if let refined { return refined }
+                }
                 if let m = source.mesh {
                     guard irises else { return m }
                     // A second mesh pass on the ROI the first mesh defines (MediaPipe's tracking ROI) aligns the
