@@ -54,7 +54,8 @@ public final class FaceLandmarker: Sendable {
         /// Also run the mesh on the mirror image of each face's ROI, for a head pose that is symmetric under a
         /// horizontal flip (``FaceMesh/mirroredLandmarks``). Costs one more mesh run per face. Default off: on
         /// strongly turned faces (yaw ≈ 45°) the mirrored crop's estimate differs from the direct one by several
-        /// degrees, so averaging does not make the result more accurate, only symmetric.
+        /// degrees, so averaging does not make the result more accurate, only symmetric. The mirrored run uses the
+        /// plain mesh, so turn ``refineIrises`` off (or use ``IrisSource/irisModel``) for a pose from one model.
         public var mirroredPose: Bool = false
         /// Extra full-range detector passes over tiles; default none.
         public var detectorTiling: PoseDetector.Tiling? = nil
@@ -77,7 +78,7 @@ public final class FaceLandmarker: Sendable {
 
     /// Where a refined face's eyes and irises come from.
     public enum IrisSource: Sendable, Hashable, CaseIterable {
-        /// `face_landmark_with_attention.tflite` (MODELS.md §11.3): one run gives the mesh with lips, eyes and irises
+        /// `face_landmark_with_attention.tflite` (MODELS.md §11.10): one run gives the mesh with lips, eyes and irises
         /// refined by the model's own crops of its feature map, as MediaPipe's `refine_landmarks` does.
         case attentionMesh
         /// `face_landmark.tflite`, then `iris_landmark.tflite` on a crop around each eye (MediaPipe's iris pipeline):
