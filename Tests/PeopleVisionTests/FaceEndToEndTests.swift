@@ -21,6 +21,24 @@ struct FaceEndToEndTests {
         return (CGPoint(x: iris[5][0], y: iris[5][1]), CGPoint(x: iris[0][0], y: iris[0][1]))
     }
 
+    /// Revision 3's meshes start on the short-range detector's crops while the full-range detector still runs;
+    /// on a handler whose detections a revision-2 request already made, they run afterwards. Same faces either way.
+    @Test func revision3MeshesStartedEarlyOrLateAgree() throws {
+        let direct = VNDetectFaceRectanglesRequest()
+        try Self.handler("astronaut.png").perform([direct])
+        let handler = try Self.handler("astronaut.png")
+        let first = VNDetectFaceRectanglesRequest()
+        first.revision = VNDetectFaceRectanglesRequestRevision2
+        try handler.perform([first])
+        let late = VNDetectFaceRectanglesRequest()
+        try handler.perform([late])
+        let a = try #require(direct.results), b = try #require(late.results)
+        try #require(a.count == 1 && b.count == 1)
+        #expect(a[0].boundingBox == b[0].boundingBox)
+        #expect(a[0].roll == b[0].roll && a[0].yaw == b[0].yaw && a[0].pitch == b[0].pitch)
+        #expect(a[0].pitch != nil)
+    }
+
     @Test func rectanglesRevision3HasContinuousPose() throws {
         let request = VNDetectFaceRectanglesRequest()
         #expect(request.revision == 3)

@@ -104,8 +104,13 @@ public final class FaceDetector: Sendable {
     /// ``detect(in:model:minScore:tiling:)``, plus what the short-range model found on its own (its candidates after
     /// their own weighted NMS, from the same run; empty for ``Model/fullRange``): the crops MediaPipe's face mesh is
     /// run on.
+    ///
+    /// `alongsideShortRange`, when given, is called with those short-range faces as soon as they are known, on the
+    /// thread that found them, while the full-range passes may still run (to start work on them early); its error,
+    /// if any, is thrown.
     public func detectWithShortRange(
-        in image: PixelBuffer, model: Model = .combined, minScore: Double? = nil, tiling: PoseDetector.Tiling? = nil
+        in image: PixelBuffer, model: Model = .combined, minScore: Double? = nil, tiling: PoseDetector.Tiling? = nil,
+        alongsideShortRange: (@Sendable ([Detection]) throws -> Void)? = nil
     ) throws -> (detections: [Detection], shortRange: [Detection]) {
         if let minScore, !(0...1).contains(minScore) {
             throw PerceptionError(.invalidArgument, "minimum detection score \(minScore) is outside 0…1")
@@ -123,7 +128,13 @@ public final class FaceDetector: Sendable {
         if model != .shortRange { passes.append { [self] in try self.run(self.full, image: image, rect: whole, minScore: fullThreshold) } }
         let tiles = model != .shortRange ? tiling?.tiles(width: image.width, height: image.height) ?? [] : []
         for tile in tiles { passes.append { [self] in try self.run(self.full, image: image, rect: tile, minScore: fullThreshold) } }
-        if model != .fullRange { passes.append { [self] in try self.run(self.short, image: image, rect: whole, minScore: shortThreshold) } }
+        if model != .fullRange {
+            passes.append { [self] in
+                let candidates = try self.run(self.short, image: image, rect: whole, minScore: shortThreshold)
+                try alongsideShortRange?(NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold))
+                return candidates
+            }
+        }
         var results = try concurrently(passes)
         if model != .fullRange { results.insert(results.removeLast(), at: 0) }
         let shortRange = model == .fullRange ? [] : NonMaxSuppression.weighted(results[0], iouThreshold: Self.iouThreshold)

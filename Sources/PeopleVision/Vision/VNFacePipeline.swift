@@ -80,7 +80,9 @@ enum VNFacePipeline {
 
     /// Face detection as ``VNDetectFaceRectanglesRequest`` does it at `revision`, on `region`.
     ///
-    /// Revision 3 runs the face mesh on every detection: the box becomes the mesh's extent and roll, yaw and
+    /// Revision 3 runs the face mesh on every detection, on the short-range detector's crop of the face when that
+    /// detector found it (MediaPipe's crop; those meshes start while the full-range passes still run), else on the
+    /// merged detection's: the box becomes the mesh's extent and roll, yaw and
     /// pitch come from the mesh (``HeadPose/init(mesh:)``); a detection the mesh rejects keeps the detector's
     /// box and gets roll and yaw from its keypoints, pitch nil. Revision 2
     /// reports the detector's box with roll and yaw from the keypoints rounded to multiples of π/4; revision 1
@@ -90,14 +92,29 @@ enum VNFacePipeline {
     {
         let landmarker = try landmarker(irises: false)
         let detections: [Detection], shortRange: [Detection]
+        // Revision 3's meshes on short-range crops, by short-range index, started as soon as those faces are known.
+        let early = Mutex<[Int: FaceMesh?]>([:])
         if let known = shared(scope, { $0.detections[smallFaces] }) ?? nil {
             (detections, shortRange) = known
         } else {
+            var alongside: (@Sendable ([Detection]) throws -> Void)?
+            if revision == 3 {
+                alongside = { faces in
+                    for (k, face) in faces.prefix(maximumFaces).enumerated() {
+                        let roi = FaceLandmarker.roi(for: face)
+                        guard Self.isUsable(roi) else { continue }
+                        let mesh = try landmarker.landmarks(in: region, roi: roi)
+                        early.withLock { $0[k] = .some(mesh) }
+                    }
+                }
+            }
             (detections, shortRange) = try run {
-                try landmarker.detector.detectWithShortRange(in: region, tiling: smallFaces ? .grid2x2 : nil)
+                try landmarker.detector.detectWithShortRange(
+                    in: region, tiling: smallFaces ? .grid2x2 : nil, alongsideShortRange: alongside)
             }
             _ = shared(scope) { $0.detections[smallFaces] = (detections, shortRange) }
         }
+        let earlyMeshes = early.withLock { $0 }
         let W = region.width, H = region.height
         var result: [VNFaceObservation] = []
         var meshBoxes: [BoundingBox] = []
@@ -112,9 +129,18 @@ enum VNFacePipeline {
                 if let known = shared(scope, { $0.firstMeshes[smallFaces]?[index] }) ?? nil {
                     mesh = known
                 } else {
-                    let roi = FaceLandmarker.roi(for: detection)
-                    if roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite {
-                        mesh = try run { try landmarker.landmarks(in: region, roi: roi) }
+                    // The short-range crop first (computed early, or now); where the mesh rejects it, the merged one.
+                    if let k = Self.shortRangeIndex(of: detection, among: shortRange) {
+                        if let started = earlyMeshes[k] {
+                            mesh = started
+                        } else {
+                            let roi = FaceLandmarker.roi(for: shortRange[k])
+                            if Self.isUsable(roi) { mesh = try run { try landmarker.landmarks(in: region, roi: roi) } }
+                        }
+                    }
+                    if mesh == nil {
+                        let roi = FaceLandmarker.roi(for: detection)
+                        if Self.isUsable(roi) { mesh = try run { try landmarker.landmarks(in: region, roi: roi) } }
                     }
                     _ = shared(scope) { [mesh] in $0.firstMeshes[smallFaces, default: [:]][index] = .some(mesh) }
                 }
@@ -150,8 +176,18 @@ enum VNFacePipeline {
 
     /// The short-range detection that is `detection` (IoU above 0.5), if the short-range model found that face.
     static func shortRangeDetection(of detection: Detection, among shortRange: [Detection]) -> Detection? {
-        shortRange.filter { $0.box.intersectionOverUnion(with: detection.box) > 0.5 }
-            .max { $0.box.intersectionOverUnion(with: detection.box) < $1.box.intersectionOverUnion(with: detection.box) }
+        shortRangeIndex(of: detection, among: shortRange).map { shortRange[$0] }
+    }
+
+    /// The index of ``shortRangeDetection(of:among:)`` in `shortRange`.
+    static func shortRangeIndex(of detection: Detection, among shortRange: [Detection]) -> Int? {
+        shortRange.indices.filter { shortRange[$0].box.intersectionOverUnion(with: detection.box) > 0.5 }
+            .max { shortRange[$0].box.intersectionOverUnion(with: detection.box) < shortRange[$1].box.intersectionOverUnion(with: detection.box) }
+    }
+
+    /// Whether a mesh ROI can be sampled (finite, not empty).
+    static func isUsable(_ roi: RotatedRect) -> Bool {
+        roi.width > 0 && roi.width.isFinite && roi.centerX.isFinite && roi.centerY.isFinite
     }
 
     /// The mesh (with irises when `irises`) for an observation on `region`. When the observation came from
