@@ -53,7 +53,8 @@ public final class VNFaceLandmarks2D: VNFaceLandmarks, @unchecked Sendable {
     public let faceMesh: VNFaceLandmarkRegion2D?
 
     /// A point's precision estimate in (0, 1]: the mesh's face presence times `exp(−spread / (0.05 · d))`, where
-    /// `spread` is how far the point moved between the two mesh passes (``FaceMesh/pointSpread``) and `d` the
+    /// `spread` is how far the point lies from the first mesh's (``FaceMesh/pointSpread``: the plain mesh of
+    /// revision 3, on the same crop or the detector's) and `d` the
     /// distance between the eye corners' midpoints; a pupil takes its eye corners' spread. Just the presence when
     /// the mesh ran once.
     static func precision(of meshIndex: Int, in mesh: FaceMesh) -> Float {
