@@ -140,31 +140,31 @@ public struct FlexBufferMap: Sendable {
         return at
     }
 
-    private static func unsigned(_ bytes: [UInt8], at position: Int, width: Int) throws -> Int {
+    /// The `width` little-endian bytes at `position`.
+    private static func raw(_ bytes: [UInt8], at position: Int, width: Int) throws -> UInt64 {
         guard [1, 2, 4, 8].contains(width), position >= 0, position + width <= bytes.count else {
             throw ModelError(.malformed, "custom options: \(width)-byte value at \(position) lies outside \(bytes.count) bytes")
         }
         var v: UInt64 = 0
         for k in 0..<width { v |= UInt64(bytes[position + k]) << (8 * UInt64(k)) }
+        return v
+    }
+
+    private static func unsigned(_ bytes: [UInt8], at position: Int, width: Int) throws -> Int {
+        let v = try raw(bytes, at: position, width: width)
         guard v <= UInt64(Int.max) else { throw ModelError(.malformed, "custom options: value \(v) is too large") }
         return Int(v)
     }
 
     private static func signed(_ bytes: [UInt8], at position: Int, width: Int) throws -> Int {
-        guard [1, 2, 4, 8].contains(width), position >= 0, position + width <= bytes.count else {
-            throw ModelError(.malformed, "custom options: \(width)-byte value at \(position) lies outside \(bytes.count) bytes")
-        }
-        var v: UInt64 = 0
-        for k in 0..<width { v |= UInt64(bytes[position + k]) << (8 * UInt64(k)) }
+        let v = try raw(bytes, at: position, width: width)
         let shift = UInt64(64 - 8 * width)
         return Int(Int64(bitPattern: v << shift) >> Int64(shift))
     }
 
     private static func float(_ bytes: [UInt8], at position: Int, width: Int) throws -> Double {
         guard width == 4 || width == 8 else { throw ModelError(.malformed, "custom options: a \(width)-byte float") }
-        let bits = UInt64(try unsigned(bytes, at: position, width: width == 8 ? 4 : width))
-        if width == 4 { return Double(Float(bitPattern: UInt32(bits))) }
-        let high = UInt64(try unsigned(bytes, at: position + 4, width: 4))
-        return Double(bitPattern: bits | high << 32)
+        let bits = try raw(bytes, at: position, width: width)
+        return width == 4 ? Double(Float(bitPattern: UInt32(bits))) : Double(bitPattern: bits)
     }
 }

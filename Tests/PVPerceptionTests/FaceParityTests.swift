@@ -29,6 +29,19 @@ struct FaceGolden: Decodable {
         let url = TestFiles.fixtures.appendingPathComponent("faces/\(stem).json")
         return try JSONDecoder().decode(FaceGolden.self, from: Data(contentsOf: url))
     }
+
+    /// Our faces on this golden's image, from a landmarker with the default options changed by `configure`.
+    func faces(_ configure: (inout FaceLandmarker.Options) -> Void) throws -> [FaceMesh] {
+        var options = FaceLandmarker.Options()
+        configure(&options)
+        return try FaceLandmarker(options: options).detect(in: FaceTestImages.load(image))
+    }
+
+    /// Pixels between our point `p` and a normalized golden point `q`.
+    func distance(_ p: Landmark, _ q: [Double]) -> Double {
+        let dx = p.x - q[0] * Double(width), dy = p.y - q[1] * Double(height)
+        return (dx * dx + dy * dy).squareRoot()
+    }
 }
 
 @Suite("Face parity with MediaPipe's Python solutions", .serialized)
@@ -77,18 +90,17 @@ struct FaceParityTests {
     @Test(arguments: images)
     func meshMatchesMediaPipe(stem: String) throws {
         let golden = try FaceGolden.load(stem)
-        let image = try FaceTestImages.load(golden.image)
-        var options = FaceLandmarker.Options()
-        options.detector = .shortRange
-        options.refineIrises = false
-        let faces = try FaceLandmarker(options: options).detect(in: image)
+        let faces = try golden.faces {
+            $0.detector = .shortRange
+            $0.refineIrises = false
+        }
         try #require(faces.count == golden.mesh.count)
-        let W = Double(golden.width), H = Double(golden.height)
+        let W = Double(golden.width)
         var worst = 0.0
         for (face, ref) in zip(faces, golden.mesh) {
             #expect(face.landmarks.count == 468)
             for (i, (p, q)) in zip(face.landmarks, ref).enumerated() {
-                let e = ((p.x - q[0] * W) * (p.x - q[0] * W) + (p.y - q[1] * H) * (p.y - q[1] * H)).squareRoot()
+                let e = golden.distance(p, q)
                 worst = max(worst, e)
                 #expect(e < 0.5, "\(stem) landmark \(i): \(e) px from MediaPipe")
                 #expect(abs(p.z - q[2] * W) < 1.5, "\(stem) landmark \(i) z")
@@ -103,19 +115,16 @@ struct FaceParityTests {
     @Test(arguments: irisImages)
     func attentionMeshIrisesMatchMediaPipe(stem: String) throws {
         let golden = try FaceGolden.load(stem)
-        let image = try FaceTestImages.load(golden.image)
-        var options = FaceLandmarker.Options()
-        options.detector = .shortRange
-        options.irisSource = .attentionMesh
-        let faces = try FaceLandmarker(options: options).detect(in: image)
+        let faces = try golden.faces {
+            $0.detector = .shortRange
+            $0.irisSource = .attentionMesh
+        }
         try #require(faces.count == golden.irises.count)
-        let W = Double(golden.width), H = Double(golden.height)
         var worst = 0.0
         for (face, ref) in zip(faces, golden.irises) {
             try #require(face.landmarks.count == FaceMeshTopology.refinedCount)
             for (k, q) in ref.enumerated() {
-                let p = face.landmarks[FaceMeshTopology.meshCount + k]
-                let e = ((p.x - q[0] * W) * (p.x - q[0] * W) + (p.y - q[1] * H) * (p.y - q[1] * H)).squareRoot()
+                let e = golden.distance(face.landmarks[FaceMeshTopology.meshCount + k], q)
                 worst = max(worst, e)
                 #expect(e < 0.5, "\(stem) iris point \(468 + k): \(e) px from MediaPipe")
             }
@@ -129,10 +138,7 @@ struct FaceParityTests {
     @Test(arguments: irisImages)
     func irisModelPupilsMatchMediaPipeIrisCentres(stem: String) throws {
         let golden = try FaceGolden.load(stem)
-        let image = try FaceTestImages.load(golden.image)
-        var options = FaceLandmarker.Options()
-        options.irisSource = .irisModel
-        let faces = try FaceLandmarker(options: options).detect(in: image)
+        let faces = try golden.faces { $0.irisSource = .irisModel }
         try #require(faces.count == golden.irises.count)
         let W = Double(golden.width), H = Double(golden.height)
         for (face, ref) in zip(faces, golden.irises) {

@@ -228,18 +228,8 @@ public final class FaceLandmarker: Sendable {
     private func runMesh(_ image: PixelBuffer, roi: RotatedRect, mirrored: Bool) throws
         -> (landmarks: [Landmark], presence: Double)?
     {
-        let n = Self.meshSize
-        let sampler = TensorSampler(width: n, height: n, range: 0...1, fit: .stretch, border: .replicate)
-        let minPresence = options.minPresence
-        return try mesh.withInterpreter { interpreter -> (landmarks: [Landmark], presence: Double)? in
-            try interpreter.withInput(0) { tensor in
-                _ = try sampler.sample(image, rect: roi, into: tensor)
-                InputQuantization.roundToByteLevels(tensor, range: sampler.range)
-                if mirrored { Self.flipHorizontally(tensor, width: n, height: n) }
-            }
-            try interpreter.invoke()
-            let presence = Double(interpreter.withOutput(1) { 1 / (1 + exp(-$0[0])) })
-            guard presence > minPresence else { return nil }
+        try runFaceModel(mesh, image: image, roi: roi, mirrored: mirrored, presenceOutput: 1) { interpreter in
+            let n = Self.meshSize
             let points = interpreter.withOutput(0) {
                 LandmarkDecoder(count: FaceMeshTopology.meshCount, valuesPerLandmark: 3, tensorWidth: n, tensorHeight: n)
                     .decode($0)
@@ -249,7 +239,7 @@ public final class FaceLandmarker: Sendable {
                     centerX: Double(image.width) - roi.centerX, centerY: roi.centerY, width: roi.width, height: roi.height,
                     angle: -roi.angle)
                 : roi
-            return (points.map { $0.projected(onto: frame) }, presence)
+            return points.map { $0.projected(onto: frame) }
         }
     }
 
@@ -257,17 +247,8 @@ public final class FaceLandmarker: Sendable {
     /// model's refined x, y (z stays the mesh's), then the 10 iris points, whose z is the mean z of their eye's
     /// contour (its first 16 region points), as MediaPipe's refinement does.
     private func runAttentionMesh(_ image: PixelBuffer, roi: RotatedRect) throws -> (landmarks: [Landmark], presence: Double)? {
-        let n = Self.meshSize
-        let sampler = TensorSampler(width: n, height: n, range: 0...1, fit: .stretch, border: .replicate)
-        let minPresence = options.minPresence
-        return try attention!.withInterpreter { interpreter -> (landmarks: [Landmark], presence: Double)? in
-            try interpreter.withInput(0) { tensor in
-                _ = try sampler.sample(image, rect: roi, into: tensor)
-                InputQuantization.roundToByteLevels(tensor, range: sampler.range)
-            }
-            try interpreter.invoke()
-            let presence = Double(interpreter.withOutput(6) { 1 / (1 + exp(-$0[0])) })
-            guard presence > minPresence else { return nil }
+        try runFaceModel(attention!, image: image, roi: roi, mirrored: false, presenceOutput: 6) { interpreter in
+            let n = Self.meshSize
             func decode(_ output: Int, count: Int, values: Int) -> [Landmark] {
                 interpreter.withOutput(output) {
                     LandmarkDecoder(count: count, valuesPerLandmark: values, tensorWidth: n, tensorHeight: n).decode($0)
@@ -289,7 +270,30 @@ public final class FaceLandmarker: Sendable {
                 let z = contour.reduce(0.0) { $0 + landmarks[$1].z } / Double(contour.count)
                 landmarks += decode(output, count: 5, values: 2).map { Landmark(x: $0.x, y: $0.y, z: z) }
             }
-            return (landmarks, presence)
+            return landmarks
+        }
+    }
+
+    /// One run of a 192² face model of `pool` on `roi` (stretched, [0, 1] at byte levels, flipped when
+    /// `mirrored`): `nil` unless the sigmoid of output `presenceOutput` is above ``Options/minPresence``, else the
+    /// landmarks `decode` reads from the outputs, with that presence.
+    private func runFaceModel(
+        _ pool: InterpreterPool, image: PixelBuffer, roi: RotatedRect, mirrored: Bool, presenceOutput: Int,
+        decode: (Interpreter) -> [Landmark]
+    ) throws -> (landmarks: [Landmark], presence: Double)? {
+        let n = Self.meshSize
+        let sampler = TensorSampler(width: n, height: n, range: 0...1, fit: .stretch, border: .replicate)
+        let minPresence = options.minPresence
+        return try pool.withInterpreter { interpreter -> (landmarks: [Landmark], presence: Double)? in
+            try interpreter.withInput(0) { tensor in
+                _ = try sampler.sample(image, rect: roi, into: tensor)
+                InputQuantization.roundToByteLevels(tensor, range: sampler.range)
+                if mirrored { Self.flipHorizontally(tensor, width: n, height: n) }
+            }
+            try interpreter.invoke()
+            let presence = Double(interpreter.withOutput(presenceOutput) { 1 / (1 + exp(-$0[0])) })
+            guard presence > minPresence else { return nil }
+            return (decode(interpreter), presence)
         }
     }
 

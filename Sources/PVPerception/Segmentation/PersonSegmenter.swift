@@ -185,9 +185,7 @@ public final class PersonSegmenter: Sendable {
             return (0..<(w * h)).map { m[($0 / w) * stride + $0 % w] }
         }
         let known = found.map(\.landmarkBoundingBox)
-        let whole = RotatedRect(
-            centerX: Double(image.width) / 2, centerY: Double(image.height) / 2, width: Double(image.width),
-            height: Double(image.height))
+        let whole = RotatedRect(covering: image)
         // Stand-alone regions only: a blob touching a found person (a flag held, a helmet above the landmarks, the
         // background beside a close-up) would send a single portrait through the whole body search.
         return PersonProposals.regions(of: values, tile: whole, excluding: known).filter { r in

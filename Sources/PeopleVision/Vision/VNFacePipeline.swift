@@ -101,9 +101,7 @@ enum VNFacePipeline {
             if revision == 3 {
                 alongside = { faces in
                     for (k, face) in faces.prefix(maximumFaces).enumerated() {
-                        let roi = FaceLandmarker.roi(for: face)
-                        guard Self.isUsable(roi) else { continue }
-                        let mesh = try landmarker.landmarks(in: region, roi: roi)
+                        let mesh = try Self.mesh(on: FaceLandmarker.roi(for: face), in: region, by: landmarker)
                         early.withLock { $0[k] = .some(mesh) }
                     }
                 }
@@ -121,6 +119,7 @@ enum VNFacePipeline {
         for (index, detection) in detections.enumerated() {
             if result.count >= maximumFaces { break }
             let score = VNConfidence(detection.score)
+            let k = Self.shortRangeIndex(of: detection, among: shortRange)
             var box = detection.box
             var roll: NSNumber?, yaw: NSNumber?, pitch: NSNumber?
             var mesh: FaceMesh?
@@ -130,17 +129,12 @@ enum VNFacePipeline {
                     mesh = known
                 } else {
                     // The short-range crop first (computed early, or now); where the mesh rejects it, the merged one.
-                    if let k = Self.shortRangeIndex(of: detection, among: shortRange) {
-                        if let started = earlyMeshes[k] {
-                            mesh = started
-                        } else {
-                            let roi = FaceLandmarker.roi(for: shortRange[k])
-                            if Self.isUsable(roi) { mesh = try run { try landmarker.landmarks(in: region, roi: roi) } }
-                        }
+                    if let k {
+                        mesh = try earlyMeshes[k]
+                            ?? run { try Self.mesh(on: FaceLandmarker.roi(for: shortRange[k]), in: region, by: landmarker) }
                     }
                     if mesh == nil {
-                        let roi = FaceLandmarker.roi(for: detection)
-                        if Self.isUsable(roi) { mesh = try run { try landmarker.landmarks(in: region, roi: roi) } }
+                        mesh = try run { try Self.mesh(on: FaceLandmarker.roi(for: detection), in: region, by: landmarker) }
                     }
                     _ = shared(scope) { [mesh] in $0.firstMeshes[smallFaces, default: [:]][index] = .some(mesh) }
                 }
@@ -169,25 +163,23 @@ enum VNFacePipeline {
                     roll: roll, yaw: yaw, pitch: pitch, landmarks: nil, faceCaptureQuality: nil,
                     source: FaceSource(
                         detection: detection, mesh: mesh, width: W, height: H,
-                        shortRange: Self.shortRangeDetection(of: detection, among: shortRange))))
+                        shortRange: k.map { shortRange[$0] })))
         }
         return result
     }
 
-    /// The short-range detection that is `detection` (IoU above 0.5), if the short-range model found that face.
-    static func shortRangeDetection(of detection: Detection, among shortRange: [Detection]) -> Detection? {
-        shortRangeIndex(of: detection, among: shortRange).map { shortRange[$0] }
-    }
-
-    /// The index of ``shortRangeDetection(of:among:)`` in `shortRange`.
+    /// The index of the short-range detection that is `detection` (IoU above 0.5), if the short-range model found
+    /// that face.
     static func shortRangeIndex(of detection: Detection, among shortRange: [Detection]) -> Int? {
         shortRange.indices.filter { shortRange[$0].box.intersectionOverUnion(with: detection.box) > 0.5 }
             .max { shortRange[$0].box.intersectionOverUnion(with: detection.box) < shortRange[$1].box.intersectionOverUnion(with: detection.box) }
     }
 
-    /// Whether a mesh ROI can be sampled (finite, not empty).
-    static func isUsable(_ roi: RotatedRect) -> Bool {
-        roi.width > 0 && roi.width.isFinite && roi.centerX.isFinite && roi.centerY.isFinite
+    /// `landmarker`'s mesh on `roi`, or `nil` when the ROI cannot be sampled (not finite, or empty) or the mesh
+    /// finds no face there.
+    static func mesh(on roi: RotatedRect, in region: PixelBuffer, by landmarker: FaceLandmarker) throws -> FaceMesh? {
+        guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite else { return nil }
+        return try landmarker.landmarks(in: region, roi: roi)
     }
 
     /// The mesh (with irises when `irises`) for an observation on `region`. When the observation came from
