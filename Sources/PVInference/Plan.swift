@@ -124,6 +124,9 @@ struct Plan: Sendable {
         var swiftNodes: [Int] = []
     }
 
+    /// Whether this CPU runs `pvk_pointwise` (AVX-512), which then takes the 1×1 convolutions.
+    static let pointwiseAvailable = pvk_pointwise_supported(1, 8) != 0
+
     /// Whether node `n` runs inside an XNNPACK subgraph (otherwise a Swift or C kernel runs it).
     func runsOnXNNPACK(_ n: Int) -> Bool { nodes[n].kind.runsOnXNNPACK && nativeKernels[n] == nil }
 }
@@ -137,6 +140,9 @@ enum NativeKernel: Sendable {
     case convolution3x3ToOne(expanded: FloatBuffer)
     /// 1×1 convolution with few channels.
     case convolution1x1
+    /// 1×1 convolution on AVX-512 register tiles (`pvk_pointwise`), with weights and bias packed; `residual`, when
+    /// set, is the other input of the ADD fused into it, and `clamp` then that ADD's activation.
+    case pointwise(packed: FloatBuffer, bias: FloatBuffer, residual: Int?, clamp: Node.Clamp)
     /// 3×3 or 5×5 depthwise, stride 1 or 2, multiplier 1, channels a multiple of 8 (AVX-512 or AVX2); `zeros` is one
     /// input row of zeros, read for the padding.
     case depthwise(zeros: FloatBuffer)
@@ -481,7 +487,10 @@ extension Plan {
             throw InferenceError(.invalidModel, "graph output '\(model.tensors[o].name)' is never computed")
         }
         fuseSpatialPadding()
-        if ownKernels { chooseNativeKernels() }
+        if ownKernels {
+            chooseNativeKernels()
+            fuseResidualAdds()
+        }
         try stage()
     }
 
@@ -553,6 +562,14 @@ extension Plan {
                 let expanded = FloatBuffer(count: 9 * xs[2] * inC)
                 pvk_expand_taps(weights.pointer, xs[2], inC, expanded.pointer)
                 nativeKernels[n] = .convolution3x3ToOne(expanded: expanded)
+            case .convolution(let w, let groups, let inC, let outC, let clamp)
+            where w == Node.Window() && groups == 1 && pvk_pointwise_supported(inC, outC) != 0:
+                guard let weights = constants[node.inputs[1]] else { continue }
+                let bias = node.inputs.count > 2 && node.inputs[2] >= 0 ? constants[node.inputs[2]] : nil
+                if node.inputs.count > 2, node.inputs[2] >= 0, bias == nil { continue }
+                let packed = FloatBuffer(count: inC * outC), packedBias = FloatBuffer(count: outC)
+                pvk_pointwise_pack(weights.pointer, bias.map { UnsafePointer($0.pointer) }, inC, outC, packed.pointer, packedBias.pointer)
+                nativeKernels[n] = .pointwise(packed: packed, bias: packedBias, residual: nil, clamp: clamp)
             case .convolution(let w, let groups, let inC, let outC, _)
             where w.kernelH == 1 && w.kernelW == 1 && w.strideH == 1 && w.strideW == 1 && w.padTop == 0 && w.padBottom == 0
                 && w.padLeft == 0 && w.padRight == 0 && groups == 1 && inC <= 8 && outC == 8 && pixels >= 128 * 128:
@@ -562,6 +579,45 @@ extension Plan {
                 continue
             }
         }
+    }
+
+    /// Fuses an ADD into the `pvk_pointwise` convolution whose result it adds to another tensor of the same shape
+    /// (a residual connection), when nothing else reads that result and the convolution has no activation of its
+    /// own: the sum is formed in registers before the single store, and the ADD's pass over memory disappears.
+    private mutating func fuseResidualAdds() {
+        var consumers: [Int: [Int]] = [:]
+        var producer: [Int: Int] = [:]
+        for (i, n) in nodes.enumerated() {
+            for t in n.inputs { consumers[t, default: []].append(i) }
+            for t in n.outputs { producer[t] = i }
+        }
+        var removed = Set<Int>()
+        for (n, node) in nodes.enumerated() {
+            guard case .pointwise(let packed, let bias, nil, let clamp)? = nativeKernels[n], clamp == Node.Clamp(),
+                let t = node.outputs.first, !outputs.contains(t), let users = consumers[t], users.count == 1,
+                case .add(let addClamp) = nodes[users[0]].kind, nodes[users[0]].inputs.count == 2
+            else { continue }
+            let add = nodes[users[0]]
+            let residual = add.inputs[0] == t ? add.inputs[1] : add.inputs[0]
+            // The residual must exist when the convolution runs, and be a plain same-shape tensor (no broadcast).
+            guard residual != t, constants[residual] == nil, shapes[residual] == shapes[t], shapes[add.outputs[0]] == shapes[t],
+                producer[residual].map({ $0 < n }) ?? inputs.contains(residual)
+            else { continue }
+            nodes[n] = Node(
+                kind: node.kind, inputs: node.inputs + [residual], outputs: add.outputs, operatorIndex: node.operatorIndex,
+                name: node.name)
+            nativeKernels[n] = .pointwise(packed: packed, bias: bias, residual: residual, clamp: addClamp)
+            removed.insert(users[0])
+        }
+        guard !removed.isEmpty else { return }
+        var newIndex: [Int: Int] = [:]
+        var kept: [Node] = []
+        for (i, node) in nodes.enumerated() where !removed.contains(i) {
+            newIndex[i] = kept.count
+            kept.append(node)
+        }
+        nodes = kept
+        nativeKernels = Dictionary(uniqueKeysWithValues: nativeKernels.compactMap { k, v in newIndex[k].map { ($0, v) } })
     }
 
     /// Where `pvk_depthwise` beat XNNPACK's depthwise operator on the models' layers (same process,

@@ -47,6 +47,22 @@ int pvk_depthwise(const float *input, float *output, size_t in_h, size_t in_w, s
 /// The level `pvk_depthwise` would run these parameters at on this CPU (0 = not supported).
 int pvk_depthwise_level(size_t channels, size_t kernel, size_t stride, int max_level);
 
+/// Whether `pvk_pointwise` runs these channel counts on this CPU (AVX-512, output channels a multiple of 8).
+int pvk_pointwise_supported(size_t input_channels, size_t output_channels);
+
+/// Packs TFLite's [O, 1, 1, I] 1×1 weights (`input_channels × output_channels` floats into `packed`) and the bias
+/// (`output_channels` floats into `packed_bias`; zeros when `bias` is NULL) for `pvk_pointwise`.
+void pvk_pointwise_pack(const float *weights, const float *bias, size_t input_channels, size_t output_channels,
+                        float *packed, float *packed_bias);
+
+/// 1×1 convolution, optionally followed by the addition of `residual` (same shape as the output, or NULL):
+/// output[p][o] = clamp(bias[o] + Σ_i input[p][i] · weights[o][i] (+ residual[p][o])), each sum taken in input
+/// channel order with fused multiply-adds, bit-identical to XNNPACK's convolution followed by its ADD.
+/// Returns 0 with the output untouched when `pvk_pointwise_supported` is false.
+int pvk_pointwise(const float *input, float *output, size_t pixels, size_t input_channels, size_t output_channels,
+                  const float *packed, const float *packed_bias, const float *residual, float output_min,
+                  float output_max, pthreadpool_t pool);
+
 /// Fills `expanded` (9 × width × channels floats) from [3][3][channels] weights.
 void pvk_expand_taps(const float *weights, size_t width, size_t channels, float *expanded);
 
