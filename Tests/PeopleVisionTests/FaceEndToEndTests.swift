@@ -39,6 +39,28 @@ struct FaceEndToEndTests {
         #expect(a[0].pitch != nil)
     }
 
+    /// A landmarks request starts the attention mesh beside the detectors; after a rectangles request on the same
+    /// handler it runs once the detections are known. The landmarks, their precision estimates and the pose agree.
+    @Test(arguments: ["astronaut.png", "camera.png"])
+    func landmarksStartedEarlyOrLateAgree(image: String) throws {
+        let direct = VNDetectFaceLandmarksRequest()
+        try Self.handler(image).perform([direct])
+        let handler = try Self.handler(image)
+        try handler.perform([VNDetectFaceRectanglesRequest()])
+        let late = VNDetectFaceLandmarksRequest()
+        try handler.perform([late])
+        let a = try #require(direct.results), b = try #require(late.results)
+        try #require(a.count == b.count && !a.isEmpty)
+        for (x, y) in zip(a, b) {
+            #expect(x.boundingBox == y.boundingBox)
+            #expect(x.roll == y.roll && x.yaw == y.yaw && x.pitch == y.pitch)
+            let p = try #require(x.landmarks?.allPoints), q = try #require(y.landmarks?.allPoints)
+            #expect(p.normalizedPoints == q.normalizedPoints)
+            #expect(p.precisionEstimatesPerPoint == q.precisionEstimatesPerPoint)
+            #expect(x.landmarks?.leftPupil?.normalizedPoints == y.landmarks?.leftPupil?.normalizedPoints)
+        }
+    }
+
     @Test func rectanglesRevision3HasContinuousPose() throws {
         let request = VNDetectFaceRectanglesRequest()
         #expect(request.revision == 3)

@@ -107,10 +107,12 @@ public final class FaceDetector: Sendable {
     ///
     /// `alongsideShortRange`, when given, is called with those short-range faces as soon as they are known, on the
     /// thread that found them, while the full-range passes may still run (to start work on them early); its error,
-    /// if any, is thrown.
+    /// if any, is thrown. `afterFullRange`, when given, is called on the thread of the whole-image full-range pass
+    /// once that pass ends, before the results are merged (to let that thread share the work `alongsideShortRange`
+    /// started).
     public func detectWithShortRange(
         in image: PixelBuffer, model: Model = .combined, minScore: Double? = nil, tiling: PoseDetector.Tiling? = nil,
-        alongsideShortRange: (@Sendable ([Detection]) throws -> Void)? = nil
+        alongsideShortRange: (@Sendable ([Detection]) throws -> Void)? = nil, afterFullRange: (@Sendable () throws -> Void)? = nil
     ) throws -> (detections: [Detection], shortRange: [Detection]) {
         if let minScore, !(0...1).contains(minScore) {
             throw PerceptionError(.invalidArgument, "minimum detection score \(minScore) is outside 0…1")
@@ -125,7 +127,13 @@ public final class FaceDetector: Sendable {
         // instead of the long one. Results keep the sequential order (short range, full range, tiles), so the
         // outcome is the same.
         var passes: [@Sendable () throws -> [Detection]] = []
-        if model != .shortRange { passes.append { [self] in try self.run(self.full, image: image, rect: whole, minScore: fullThreshold) } }
+        if model != .shortRange {
+            passes.append { [self] in
+                let candidates = try self.run(self.full, image: image, rect: whole, minScore: fullThreshold)
+                try afterFullRange?()
+                return candidates
+            }
+        }
         let tiles = model != .shortRange ? tiling?.tiles(width: image.width, height: image.height) ?? [] : []
         for tile in tiles { passes.append { [self] in try self.run(self.full, image: image, rect: tile, minScore: fullThreshold) } }
         if model != .fullRange {

@@ -92,7 +92,7 @@ public final class VNDetectFaceLandmarksRequest: VNImageBasedRequest, VNFaceObse
         let rev = revision
         let uses76 = requested == .constellation76Points || (requested == .constellationNotDefined && rev >= 3)
         let constellation = uses76 ? FaceLandmarkConstellation.points76 : .points65
-        let faces = try inputs ?? VNFacePipeline.detectFaces(in: region, revision: 3, scope: scope)
+        let faces = try inputs ?? VNFacePipeline.detectFaces(in: region, revision: 3, scope: scope, landmarksToFollow: true)
         return try faces.map { face in
             let mesh = try VNFacePipeline.mesh(for: face, in: region, irises: true, scope: scope)
             // Faces this request found itself get the box and pose of their final mesh, so every landmark lies

@@ -41,6 +41,8 @@ enum VNFacePipeline {
         var refined: [RotatedRect: FaceMesh?] = [:]
         /// The attention mesh on short-range crops (`nil` where it doubted the face).
         var onShortRangeCrop: [RotatedRect: FaceMesh?] = [:]
+        /// The same, run early beside the detectors (before the first mesh it measures its spread from is chosen).
+        var attentionEarly: [RotatedRect: FaceMesh?] = [:]
 
         init(context: VNImageContext, roi: CGRect) {
             self.context = context
@@ -87,10 +89,15 @@ enum VNFacePipeline {
     /// box and gets roll and yaw from its keypoints, pitch nil. Revision 2
     /// reports the detector's box with roll and yaw from the keypoints rounded to multiples of π/4; revision 1
     /// only the box.
-    static func detectFaces(in region: PixelBuffer, revision: Int, smallFaces: Bool = false, scope: Scope? = nil) throws
-        -> [VNFaceObservation]
-    {
+    ///
+    /// With `landmarksToFollow` (a landmarks request), revision 3 also starts the attention mesh on each short-range
+    /// crop early (kept in `scope` for ``mesh(for:in:irises:scope:)``). These meshes, longest first, are shared
+    /// between the thread that ran the short-range detector and, once its pass ends, the full-range one.
+    static func detectFaces(
+        in region: PixelBuffer, revision: Int, smallFaces: Bool = false, scope: Scope? = nil, landmarksToFollow: Bool = false
+    ) throws -> [VNFaceObservation] {
         let landmarker = try landmarker(irises: false)
+        let refiner = landmarksToFollow && scope != nil ? try Self.landmarker(irises: true) : nil
         let detections: [Detection], shortRange: [Detection]
         // Revision 3's meshes on short-range crops, by short-range index, started as soon as those faces are known.
         let early = Mutex<[Int: FaceMesh?]>([:])
@@ -98,17 +105,38 @@ enum VNFacePipeline {
             (detections, shortRange) = known
         } else {
             var alongside: (@Sendable ([Detection]) throws -> Void)?
+            var afterFullRange: (@Sendable () throws -> Void)?
             if revision == 3 {
-                alongside = { faces in
-                    for (k, face) in faces.prefix(maximumFaces).enumerated() {
-                        let mesh = try Self.mesh(on: FaceLandmarker.roi(for: face), in: region, by: landmarker)
-                        early.withLock { $0[k] = .some(mesh) }
-                    }
+                let queue = Mutex<[@Sendable () throws -> Void]>([])
+                let drain: @Sendable () throws -> Void = {
+                    while let job = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { try job() }
                 }
+                alongside = { faces in
+                    let rois = faces.prefix(maximumFaces).map { FaceLandmarker.roi(for: $0) }
+                    var jobs: [@Sendable () throws -> Void] = []
+                    if let refiner {
+                        for roi in rois {
+                            jobs.append {
+                                guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite else { return }
+                                let found = try refiner.attentionLandmarks(in: region, roi: roi)
+                                _ = shared(scope) { $0.attentionEarly[roi] = .some(found) }
+                            }
+                        }
+                    }
+                    for (k, roi) in rois.enumerated() {
+                        jobs.append {
+                            let mesh = try Self.mesh(on: roi, in: region, by: landmarker)
+                            early.withLock { $0[k] = .some(mesh) }
+                        }
+                    }
+                    queue.withLock { $0 += jobs }
+                    try drain()
+                }
+                afterFullRange = drain
             }
             (detections, shortRange) = try run {
                 try landmarker.detector.detectWithShortRange(
-                    in: region, tiling: smallFaces ? .grid2x2 : nil, alongsideShortRange: alongside)
+                    in: region, tiling: smallFaces ? .grid2x2 : nil, alongsideShortRange: alongside, afterFullRange: afterFullRange)
             }
             _ = shared(scope) { $0.detections[smallFaces] = (detections, shortRange) }
         }
@@ -204,7 +232,8 @@ enum VNFacePipeline {
                     if let known {
                         refined = known
                     } else {
-                        let found = try landmarker.attentionLandmarks(in: region, roi: roi)
+                        let early: FaceMesh?? = shared(scope) { $0.attentionEarly[roi] } ?? nil
+                        let found = try early ?? landmarker.attentionLandmarks(in: region, roi: roi)
                         refined = found.map { f in source.mesh.map { f.measuringSpread(from: $0) } ?? f }
                         _ = shared(scope) { $0.onShortRangeCrop[roi] = .some(refined) }
                     }
