@@ -146,11 +146,20 @@ extension PoseLandmarker {
         let tiles = allTiles.indices.filter { !Self.isCovered(allTiles[$0], by: found, threshold: multi.coverageToSkipTile) }
         guard !tiles.isEmpty else { return people }
 
-        // The tiles are independent single-threaded detector runs: side by side, results in tile order.
+        // The tiles are independent single-threaded detector runs: side by side, results in tile order. The
+        // segmentation proposals' masks of the same tiles do not depend on who is found, so they are made in the
+        // same batch (on a core a lone remaining tile search would leave idle).
         var searched = early.withLock { $0.found }
         let remaining = tiles.filter { searched[$0] == nil }
-        let late = try concurrently(remaining.map { i in { @Sendable in try searchTile(allTiles[i]) } })
-        for (k, i) in remaining.enumerated() { searched[i] = late[k] }
+        let proposer = multi.segmentationProposals && multi.maxProposalRuns > 0 ? try personProposals() : nil
+        enum Work: Sendable { case detections([Detection]), mask([Float]) }
+        var jobs = remaining.map { i in { @Sendable in Work.detections(try searchTile(allTiles[i])) } }
+        if let proposer {
+            jobs += tiles.map { i in { @Sendable in Work.mask(try proposer.mask(of: image, tile: allTiles[i])) } }
+        }
+        let done = try concurrently(jobs)
+        for (k, i) in remaining.enumerated() { if case .detections(let d) = done[k] { searched[i] = d } }
+        let masks = done.dropFirst(remaining.count).compactMap { if case .mask(let m) = $0 { m } else { nil } }
         var candidates = Array(tiles.compactMap { searched[$0] }.joined())
         // Across tiles: plain NMS (no averaging), highest score first.
         candidates = NonMaxSuppression.standard(candidates, iouThreshold: PoseDetector.iouThreshold)
@@ -172,18 +181,19 @@ extension PoseLandmarker {
                 people.append(person)
             }
         }
-        guard multi.segmentationProposals, multi.maxProposalRuns > 0, people.count < maxPeople else { return people }
-        try addSegmentationProposals(in: image, tiles: tiles.map { allTiles[$0] }, to: &people, maxPeople: maxPeople, options: multi)
+        guard proposer != nil, people.count < maxPeople else { return people }
+        try addSegmentationProposals(
+            in: image, tiles: tiles.map { allTiles[$0] }, masks: masks, to: &people, maxPeople: maxPeople, options: multi)
         return people
     }
 
-    /// Segments the searched tiles and gives the mask regions no person found holds a landmark run each
-    /// (``MultiScaleOptions/segmentationProposals``); ``accepts(_:from:among:duplicateIoU:)`` decides who joins.
+    /// Gives the mask regions of the searched tiles (`masks`, the landscape selfie model's, one per tile) that no
+    /// person found holds a landmark run each (``MultiScaleOptions/segmentationProposals``);
+    /// ``accepts(_:from:among:duplicateIoU:)`` decides who joins.
     private func addSegmentationProposals(
-        in image: PixelBuffer, tiles: [RotatedRect], to people: inout [PersonPose], maxPeople: Int, options multi: MultiScaleOptions
+        in image: PixelBuffer, tiles: [RotatedRect], masks: [[Float]], to people: inout [PersonPose], maxPeople: Int,
+        options multi: MultiScaleOptions
     ) throws {
-        let proposer = try personProposals()
-        let masks = try concurrently(tiles.map { tile in { @Sendable in try proposer.mask(of: image, tile: tile) } })
         let known = people.map(\.landmarkBoundingBox)
         var regions: [PersonProposals.Region] = []
         for (mask, tile) in zip(masks, tiles) { regions += PersonProposals.regions(of: mask, tile: tile, excluding: known) }
