@@ -22,6 +22,12 @@ public final class Interpreter {
 
     private let pool: ThreadPool
     private let buffers: [Int: FloatBuffer]
+    /// Storage of every tensor the Swift and C kernels touch, by tensor index (interpreter-owned or constant), and
+    /// each node's own kernel: resolved once, since a model can run a hundred such nodes per inference.
+    private let storage: [UnsafeMutablePointer<Float>?]
+    private let native: [NativeKernel?]
+    private let nodes: [Node]
+    private let shapes: [[Int]]
     private let stages: [(xnn: XNNPACKStage?, swift: [Int], node: Int)]
 
     /// Default thread count: every core of the machine.
@@ -59,6 +65,13 @@ public final class Interpreter {
             }
         }
         self.buffers = buffers
+        var storage = [UnsafeMutablePointer<Float>?](repeating: nil, count: plan.shapes.count)
+        for (t, c) in plan.constants { storage[t] = c.pointer }
+        for (t, b) in buffers { storage[t] = b.pointer }
+        self.storage = storage
+        native = plan.nodes.indices.map { plan.nativeKernels[$0] }
+        nodes = plan.nodes
+        shapes = plan.shapes
         // Workers are not yielded after a run (XNN_FLAG_YIELD_WORKERS): waking them again costs more than a small
         // model's whole inference, and the shared pool keeps them from competing with other interpreters.
         var flags: UInt32 = 0
@@ -131,37 +144,33 @@ public final class Interpreter {
     /// A copy of output `index`.
     public func output(_ index: Int) -> [Float] { withOutput(index) { Array($0) } }
 
-    private func pointer(_ t: Int) -> UnsafeMutablePointer<Float> {
-        if let b = buffers[t] { return b.pointer }
-        return model.plan.constants[t]!.pointer
-    }
+    private func pointer(_ t: Int) -> UnsafeMutablePointer<Float> { storage[t]! }
 
     private func run(_ n: Int) {
-        let plan = model.plan
-        let node = plan.nodes[n]
-        if let native = plan.nativeKernels[n] {
+        let node = nodes[n]
+        if let native = native[n] {
             runNative(native, node)
             return
         }
         switch node.kind {
         case .concatenation(let axis, let clamp):
             SwiftKernels.concatenate(
-                inputs: node.inputs.map { (UnsafePointer(pointer($0)), plan.shapes[$0]) }, axis: axis, clamp: clamp,
+                inputs: node.inputs.map { (UnsafePointer(pointer($0)), shapes[$0]) }, axis: axis, clamp: clamp,
                 output: pointer(node.outputs[0]))
         case .stridedSlice(let begin, let end, let strides):
             SwiftKernels.stridedSlice(
-                input: pointer(node.inputs[0]), shape: plan.shapes[node.inputs[0]], begin: begin, end: end,
+                input: pointer(node.inputs[0]), shape: shapes[node.inputs[0]], begin: begin, end: end,
                 strides: strides, output: pointer(node.outputs[0]))
         case .landmarksToTransformMatrix(let crop):
             SwiftKernels.landmarksToTransformMatrix(
-                pointer(node.inputs[0]), stride: plan.shapes[node.inputs[0]][2], crop: crop, output: pointer(node.outputs[0]))
+                pointer(node.inputs[0]), stride: shapes[node.inputs[0]][2], crop: crop, output: pointer(node.outputs[0]))
         case .transformTensorBilinear:
-            let xs = plan.shapes[node.inputs[0]], ys = plan.shapes[node.outputs[0]]
+            let xs = shapes[node.inputs[0]], ys = shapes[node.outputs[0]]
             SwiftKernels.transformTensorBilinear(
                 pointer(node.inputs[0]), height: xs[1], width: xs[2], channels: xs[3], matrix: pointer(node.inputs[1]),
                 output: pointer(node.outputs[0]), outputHeight: ys[1], outputWidth: ys[2])
         case .transformLandmarks:
-            let xs = plan.shapes[node.inputs[0]]
+            let xs = shapes[node.inputs[0]]
             SwiftKernels.transformLandmarks(
                 pointer(node.inputs[0]), count: xs[1], dimensions: xs[2], matrix: pointer(node.inputs[1]),
                 output: pointer(node.outputs[0]))
@@ -173,8 +182,7 @@ public final class Interpreter {
 
 extension Interpreter {
     fileprivate func runNative(_ kernel: NativeKernel, _ node: Node) {
-        let plan = model.plan
-        let xs = plan.shapes[node.inputs[0]]
+        let xs = shapes[node.inputs[0]]
         let input = UnsafePointer(pointer(node.inputs[0])), output = pointer(node.outputs[0])
         let weights = UnsafePointer(pointer(node.inputs[1]))
         let bias = node.inputs.count > 2 ? UnsafePointer(pointer(node.inputs[2])) : nil
@@ -191,7 +199,7 @@ extension Interpreter {
                 residual.map { UnsafePointer(pointer($0)) }, clamp.min, clamp.max, pool.handle)
             precondition(done != 0, "\(node.name): the pointwise kernel refused \(node.kind.summary)")
         case (.depthwise(let zeros), .depthwiseConvolution(let w, _, let channels, let clamp)):
-            let ys = plan.shapes[node.outputs[0]]
+            let ys = shapes[node.outputs[0]]
             let level = pvk_depthwise(
                 input, output, xs[1], xs[2], channels, ys[1], ys[2], w.kernelH, w.strideH, w.padTop, w.padLeft, weights, bias,
                 zeros.pointer, clamp.min, clamp.max, 2, pool.handle)
