@@ -31,7 +31,7 @@ public final class Interpreter {
     private let stages: [(xnn: XNNPACKStage?, swift: [Int], node: Int)]
 
     /// Default thread count: every core of the machine.
-    public static var defaultThreadCount: Int { ProcessInfo.processInfo.activeProcessorCount }
+    public static var defaultThreadCount: Int { CPUBudget.available }
 
     /// Creates an interpreter.
     /// - Parameters:

@@ -1,5 +1,6 @@
 import Foundation
 import PVImaging
+import PVInference
 import Synchronization
 
 extension PoseLandmarker {
@@ -87,7 +88,7 @@ extension PoseLandmarker {
         throws -> [PersonPose]
     {
         try detectMultiScale(
-            in: image, maxPeople: maxPeople, options: multi, tilesBeside: ProcessInfo.processInfo.activeProcessorCount > 1)
+            in: image, maxPeople: maxPeople, options: multi, tilesBeside: CPUBudget.available > 1)
     }
 
     /// ``detectMultiScale(in:maxPeople:options:)``; `tilesBeside` lets tiles be searched beside the whole-image pass's

@@ -194,7 +194,7 @@ public final class PoseLandmarker: Sendable {
     /// this costs. `skip` must only become true, never false, as `people` grows.
     func runLandmarks(
         for detections: [Detection], in image: PixelBuffer, into people: inout [PersonPose], maxPeople: Int,
-        sideBySide side: Bool = ProcessInfo.processInfo.activeProcessorCount > 1,
+        sideBySide side: Bool = CPUBudget.available > 1,
         skip: (Detection, [PersonPose]) -> Bool, merge: (PersonPose, inout [PersonPose]) -> Void
     ) throws {
         func run(_ detection: Detection) -> (@Sendable () throws -> PersonPose?) {

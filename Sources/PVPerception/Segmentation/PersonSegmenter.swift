@@ -56,7 +56,7 @@ public final class PersonSegmenter: Sendable {
     public init(quality: SegmentationQuality, threads: Int? = nil) throws {
         self.quality = quality
         self.threads = threads ?? 1
-        concurrent = threads == nil && ProcessInfo.processInfo.activeProcessorCount > 1
+        concurrent = threads == nil && CPUBudget.available > 1
         let n = self.threads
         landscape = try InterpreterPool(modelNamed: "selfie_segmentation_landscape.tflite", threads: n)
         general = quality == .balanced ? try InterpreterPool(modelNamed: "selfie_segmentation.tflite", threads: n) : nil
@@ -75,17 +75,13 @@ public final class PersonSegmenter: Sendable {
     }
 
     /// Runs `a` and `b`, side by side when the segmenter is concurrent, and returns both results (or the first error).
-    private func both<A, B>(_ a: () throws -> A, _ b: () throws -> B) throws -> (A, B) {
+    private func both<A, B>(_ a: @escaping () throws -> A, _ b: @escaping () throws -> B) throws -> (A, B) {
         guard concurrent else { return (try a(), try b()) }
         let first = ResultSlot<A>(), second = ResultSlot<B>()
-        withoutActuallyEscaping(a) { a in
-            withoutActuallyEscaping(b) { b in
-                // Each iteration runs one closure and writes only its own slot; both finish before this returns.
-                let work = UncheckedPair(a: a, b: b, first: first, second: second)
-                DispatchQueue.concurrentPerform(iterations: 2) { i in
-                    if i == 0 { work.first.value = Result { try work.a() } } else { work.second.value = Result { try work.b() } }
-                }
-            }
+        // Each job runs one closure and writes only its own slot; both finish before `run` returns.
+        let work = UncheckedPair(a: a, b: b, first: first, second: second)
+        WorkerPool.shared.run(count: 2) { i in
+            if i == 0 { work.first.value = Result { try work.a() } } else { work.second.value = Result { try work.b() } }
         }
         return (try first.value!.get(), try second.value!.get())
     }

@@ -1,0 +1,17 @@
+#define _GNU_SOURCE
+#include "CInferenceKernels.h"
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+int pvk_affinity_cpu_count(void) {
+#if defined(__linux__)
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    return CPU_COUNT(&set);
+#else
+    return 0;
+#endif
+}
