@@ -4,7 +4,8 @@
 //
 // Layers (see Documentation/Architecture.md), data flowing upward:
 //   C libraries (Debian packages)  CXNNPack, CLibJPEG, CLibPNG, CLibHEIF, CLibWebP, CFFmpeg, CImageCodecs (shim)
-//   own C kernels                  CImageKernels (imaging), CInferenceKernels (few-channel convolutions)
+//   own C kernels                  CImageKernels (imaging), CInferenceKernels (convolutions), CThreads (affinity)
+//   threads                        PVThreads (usable cores, the worker pool every layer runs side by side on)
 //   inference                      PVTFLite (model reader) -> PVInference (executor)
 //   imaging                        PVImaging
 //   perception                     PVPerception
@@ -42,17 +43,21 @@ let package = Package(
         .target(name: "CImageCodecs", dependencies: ["CLibJPEG", "CLibPNG"]),
         .target(name: "CImageKernels"),
         .target(name: "CInferenceKernels", dependencies: ["CXNNPack"]),
+        .target(name: "CThreads"),
 
         // Engine.
+        .target(name: "PVThreads", dependencies: ["CThreads"], swiftSettings: engine),
         .target(name: "PVTFLite", swiftSettings: engine),
-        .target(name: "PVInference", dependencies: ["PVTFLite", "CXNNPack", "CInferenceKernels"], swiftSettings: engine),
         .target(
-            name: "PVImaging", dependencies: ["CImageCodecs", "CImageKernels", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
+            name: "PVInference", dependencies: ["PVTFLite", "PVThreads", "CXNNPack", "CInferenceKernels"], swiftSettings: engine),
+        .target(
+            name: "PVImaging",
+            dependencies: ["PVThreads", "CImageCodecs", "CImageKernels", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
             swiftSettings: engine),
-        .target(name: "PVPerception", dependencies: ["PVInference", "PVImaging"], swiftSettings: engine),
+        .target(name: "PVPerception", dependencies: ["PVThreads", "PVInference", "PVImaging"], swiftSettings: engine),
 
         // Public API.
-        .target(name: "PeopleVision", dependencies: ["PVPerception", "PVImaging", "PVInference"], swiftSettings: engine),
+        .target(name: "PeopleVision", dependencies: ["PVThreads", "PVPerception", "PVImaging", "PVInference"], swiftSettings: engine),
 
         // Tools.
         .target(name: "CAllocatorTuning"),
@@ -76,6 +81,7 @@ let package = Package(
         .testTarget(name: "PVInferenceTests", dependencies: ["PVInference", "PVTFLite", "PVTestSupport", "CInferenceKernels", "CXNNPack"]),
         .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
+        .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads"]),
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "CAllocatorTuning"]),
         .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging"]),
     ]

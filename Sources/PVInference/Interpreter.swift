@@ -1,6 +1,7 @@
 import CInferenceKernels
 import CXNNPack
 import Foundation
+import PVThreads
 
 /// Runs a ``CompiledModel``: write the inputs, ``invoke()``, read the outputs.
 ///
@@ -30,12 +31,12 @@ public final class Interpreter {
     private let shapes: [[Int]]
     private let stages: [(xnn: XNNPACKStage?, swift: [Int], node: Int)]
 
-    /// Default thread count: every core of the machine.
+    /// Default thread count: the cores this process may use (its affinity mask and CPU quota, ``CPUBudget``).
     public static var defaultThreadCount: Int { CPUBudget.available }
 
     /// Creates an interpreter.
     /// - Parameters:
-    ///   - threads: XNNPACK threads (default: all cores).
+    ///   - threads: XNNPACK threads (default: ``defaultThreadCount``).
     ///   - sparseInference: let XNNPACK run 1×1 convolutions with sparse weights in its sparse (NCHW) mode.
     public convenience init(model: CompiledModel, threads: Int? = nil, sparseInference: Bool = false) throws {
         try self.init(model: model, threads: threads, sparseInference: sparseInference, profiling: false)

@@ -39,6 +39,34 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("pv-cli-\(UUID().uuidString)-\(name)")
     }
 
+    /// Confined to one CPU (`taskset`, as a container's cpuset does), the default thread counts follow the affinity
+    /// mask: every model runs and gives the checksums it gives on all cores. (With two XNNPACK threads on one core
+    /// the workers spin against each other and the same command took minutes.)
+    @Test func oneCoreAffinityGivesTheSameOutputs() throws {
+        let taskset = URL(fileURLWithPath: "/usr/bin/taskset")
+        try #require(FileManager.default.isExecutableFile(atPath: taskset.path), "util-linux's taskset is part of every Debian system")
+        func sums(_ r: Run) -> [Substring] { r.stdout.split(separator: "\n").filter { $0.contains("output sum") } }
+        let all = try Self.run(["models", "--run"])
+        let p = Process()
+        p.executableURL = taskset
+        p.arguments = ["-c", "0", Self.executable.path, "models", "--run"]
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // A hang fails the test instead of stalling the run.
+        let guardTimer = DispatchWorkItem { if p.isRunning { p.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 300, execute: guardTimer)
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        guardTimer.cancel()
+        let one = Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: "")
+        #expect(all.status == 0 && one.status == 0)
+        let expected = sums(all).map { $0.replacing(/; [0-9.]+ ms median/, with: "") }
+        #expect(expected.count == 14)
+        #expect(sums(one).map { $0.replacing(/; [0-9.]+ ms median/, with: "") } == expected)
+    }
+
     @Test func segmentWritesAMask() throws {
         let out = Self.scratch("mask.png")
         defer { try? FileManager.default.removeItem(at: out) }

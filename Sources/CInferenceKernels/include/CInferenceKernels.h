@@ -63,9 +63,6 @@ int pvk_pointwise(const float *input, float *output, size_t pixels, size_t input
                   const float *packed, const float *packed_bias, const float *residual, float output_min,
                   float output_max, pthreadpool_t pool);
 
-/// CPUs in the calling thread's affinity mask, or 0 where the system does not say.
-int pvk_affinity_cpu_count(void);
-
 /// Fills `expanded` (9 × width × channels floats) from [3][3][channels] weights.
 void pvk_expand_taps(const float *weights, size_t width, size_t channels, float *expanded);
 

@@ -7,20 +7,21 @@ import Musl
 import Darwin
 #endif
 import Dispatch
+import PVThreads
 
 /// Row-parallel execution for kernels.
 ///
-/// Large images are split into contiguous row bands run with `DispatchQueue.concurrentPerform`;
+/// Large images are split into contiguous row bands run side by side on the shared worker pool;
 /// small ones run on the calling thread. The number of bands is capped by
 /// ``ImagingThreads/maximum``, which reads `PEOPLEVISION_IMAGING_THREADS` once (default: the
-/// number of online processors), so a benchmark can pin kernels to one core.
+/// usable cores), so a benchmark can pin kernels to one core.
 public enum ImagingThreads {
     /// Largest number of threads a kernel uses.
     public static let maximum: Int = {
         if let raw = getenv("PEOPLEVISION_IMAGING_THREADS"), let n = Int(String(cString: raw)), n > 0 {
             return n
         }
-        return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        return CPUBudget.available
     }()
 
     /// Below this many units of work (roughly pixel-taps) a kernel stays on the calling thread.
@@ -43,21 +44,12 @@ public enum ImagingThreads {
         let bands = min(rows, threads * 3)
         // The bands touch disjoint rows of memory that outlives this call, which is what makes
         // handing the (pointer-capturing, hence non-Sendable) body to other threads sound.
-        withoutActuallyEscaping(body) { body in
-            let shared = UncheckedSendableBox(body)
-            DispatchQueue.concurrentPerform(iterations: bands) { band in
-                let start = rows * band / bands
-                let end = rows * (band + 1) / bands
-                if start < end { shared.value(start..<end) }
-            }
+        WorkerPool.shared.forEach(count: bands) { band in
+            let start = rows * band / bands
+            let end = rows * (band + 1) / bands
+            if start < end { body(start..<end) }
         }
     }
-}
-
-/// Carries a value into `concurrentPerform`; soundness is argued at each use.
-struct UncheckedSendableBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
 
 /// Byte offsets of R, G, B (and A) inside one pixel of an 8-bit RGB-like format.

@@ -1,5 +1,6 @@
 import PVImaging
 import PVInference
+import PVThreads
 
 /// BlazeFace, short range and full range (sparse) (`face_detection_short_range.tflite`,
 /// `face_detection_full_range_sparse.tflite`, MODELS.md §11.1–11.2): face boxes with six keypoints
@@ -58,7 +59,7 @@ public final class FaceDetector: Sendable {
     private let full: Stage
 
     /// Loads both models (once per process) and checks their tensors.
-    /// - Parameter threads: XNNPACK threads per interpreter (default: all cores).
+    /// - Parameter threads: XNNPACK threads per interpreter (default: the usable cores).
     /// - Throws: `InferenceError` `.modelNotFound` when a model is not installed; ``PerceptionError``
     ///   `.unexpectedModel` when its tensors are not the expected ones.
     public init(threads: Int? = nil) throws {

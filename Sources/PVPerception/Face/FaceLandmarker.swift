@@ -7,6 +7,7 @@ import Darwin
 #endif
 import PVImaging
 import PVInference
+import PVThreads
 
 /// Face mesh with irises: the face detector (``FaceDetector``), then the attention mesh
 /// (`face_landmark_with_attention.tflite`: 468 points with lips, eyes and irises refined, MediaPipe's

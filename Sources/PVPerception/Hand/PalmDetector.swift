@@ -38,7 +38,7 @@ public final class PalmDetector: Sendable {
     /// Loads the detector (once per process) and checks its tensors.
     /// - Parameters:
     ///   - model: full (default) or lite.
-    ///   - threads: XNNPACK threads per interpreter (default: all cores).
+    ///   - threads: XNNPACK threads per interpreter (default: the usable cores).
     /// - Throws: `InferenceError` `.modelNotFound` when the model is not installed; ``PerceptionError``
     ///   `.unexpectedModel` when its tensors are not the expected ones.
     public init(model: Model = .full, threads: Int? = nil) throws {

@@ -71,7 +71,7 @@ public final class PoseDetector: Sendable {
     private let anchors: [Anchor]
 
     /// Loads the detector (once per process) and checks its inputs and outputs.
-    /// - Parameter threads: XNNPACK threads per interpreter (default: all cores).
+    /// - Parameter threads: XNNPACK threads per interpreter (default: the usable cores).
     /// - Throws: `InferenceError` `.modelNotFound` when the model is not installed; ``PerceptionError``
     ///   `.unexpectedModel` when its tensors are not the expected ones.
     public init(threads: Int? = nil) throws {

@@ -2,6 +2,7 @@ import Foundation
 import PVImaging
 import PVInference
 import Synchronization
+import PVThreads
 
 extension PoseLandmarker {
     /// How ``detectMultiScale(in:maxPeople:options:)`` looks for people the whole-image pass misses.

@@ -9,6 +9,7 @@ import Darwin
 import PVImaging
 import Synchronization
 import PVInference
+import PVThreads
 
 /// Multi-person 2-D and 3-D body pose with per-person masks: BlazePose GHUM full
 /// (`pose_detection.tflite` + `pose_landmark_full.tflite`, MODELS.md §11.6–11.7).
@@ -122,7 +123,7 @@ public final class PoseLandmarker: Sendable {
     /// Loads the models (once per process) and checks their tensors.
     /// - Parameters:
     ///   - options: see ``Options``.
-    ///   - threads: XNNPACK threads per interpreter (default: all cores).
+    ///   - threads: XNNPACK threads per interpreter (default: the usable cores).
     /// - Throws: ``PerceptionError`` `.invalidArgument` for bad options, `.unexpectedModel` for a model with other
     ///   tensors; `InferenceError` `.modelNotFound` when a model is not installed.
     public init(options: Options = Options(), threads: Int? = nil) throws {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import PVImaging
 import PVInference
+import PVThreads
 
 /// The three person-segmentation levels, as Vision's `QualityLevel` (raw values: accurate 0, balanced 1, fast 2).
 public enum SegmentationQuality: Int, Sendable, CaseIterable {
@@ -75,15 +76,14 @@ public final class PersonSegmenter: Sendable {
     }
 
     /// Runs `a` and `b`, side by side when the segmenter is concurrent, and returns both results (or the first error).
-    private func both<A, B>(_ a: @escaping () throws -> A, _ b: @escaping () throws -> B) throws -> (A, B) {
+    private func both<A, B>(_ a: () throws -> A, _ b: () throws -> B) throws -> (A, B) {
         guard concurrent else { return (try a(), try b()) }
-        let first = ResultSlot<A>(), second = ResultSlot<B>()
-        // Each job runs one closure and writes only its own slot; both finish before `run` returns.
-        let work = UncheckedPair(a: a, b: b, first: first, second: second)
-        WorkerPool.shared.run(count: 2) { i in
-            if i == 0 { work.first.value = Result { try work.a() } } else { work.second.value = Result { try work.b() } }
+        var first: Result<A, any Error>?, second: Result<B, any Error>?
+        // Each job runs one closure and writes only its own result; both finish before `forEach` returns.
+        WorkerPool.shared.forEach(count: 2) { i in
+            if i == 0 { first = Result { try a() } } else { second = Result { try b() } }
         }
-        return (try first.value!.get(), try second.value!.get())
+        return (try first!.get(), try second!.get())
     }
 
     /// Segments the people in `image` (any pixel format, upright).
@@ -334,17 +334,4 @@ public final class PersonSegmenter: Sendable {
         }
         return refined
     }
-}
-
-/// One result written by one concurrent branch of ``PersonSegmenter``.
-private final class ResultSlot<T>: @unchecked Sendable {
-    var value: Result<T, Error>?
-}
-
-/// The closures and slots of ``PersonSegmenter``'s two branches; each branch touches only its own pair.
-private struct UncheckedPair<A, B>: @unchecked Sendable {
-    let a: () throws -> A
-    let b: () throws -> B
-    let first: ResultSlot<A>
-    let second: ResultSlot<B>
 }

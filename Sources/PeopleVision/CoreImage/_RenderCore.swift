@@ -7,6 +7,7 @@
 import Dispatch
 import Foundation
 import PVImaging
+import PVThreads
 import Synchronization
 
 typealias _Pixel = SIMD4<Float>
@@ -174,7 +175,7 @@ final class _EvalContext {
     }
 }
 
-/// Carries a value into `concurrentPerform`; each use argues why sharing it is sound.
+/// Carries a value to other threads; each use argues why sharing it is sound.
 struct _UncheckedSendable<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
@@ -221,15 +222,12 @@ enum _Renderer {
         let next = Atomic<Int>(0)
         // Tiles are disjoint and `body` only writes its own tile's destination, so sharing the
         // (non-Sendable) closure between the worker threads is sound.
-        withoutActuallyEscaping(body) { body in
-            let shared = _UncheckedSendable(body)
-            DispatchQueue.concurrentPerform(iterations: threads) { _ in
-                let context = _EvalContext(slots: slots)
-                while true {
-                    let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                    if i >= tiles { break }
-                    shared.value(tile(i), context)
-                }
+        WorkerPool.shared.forEach(count: threads) { _ in
+            let context = _EvalContext(slots: slots)
+            while true {
+                let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                if i >= tiles { break }
+                body(tile(i), context)
             }
         }
     }
@@ -287,13 +285,10 @@ enum _Renderer {
             return
         }
         let chunks = min(count, threads * 4)
-        withoutActuallyEscaping(body) { body in
-            // Each chunk touches disjoint output rows; see the callers.
-            let shared = _UncheckedSendable(body)
-            DispatchQueue.concurrentPerform(iterations: chunks) { c in
-                let lo = count * c / chunks, hi = count * (c + 1) / chunks
-                if lo < hi { shared.value(lo..<hi) }
-            }
+        // Each chunk touches disjoint output rows; see the callers.
+        WorkerPool.shared.forEach(count: chunks) { c in
+            let lo = count * c / chunks, hi = count * (c + 1) / chunks
+            if lo < hi { body(lo..<hi) }
         }
     }
 }

@@ -32,7 +32,7 @@ struct FacesBench: ParsableCommand {
     @Option(help: "Timed runs per measurement.") var iterations = 20
     @Option(help: "Untimed warm-up runs.") var warmup = 3
     @Flag(help: "Only time the pipeline's stages (detectors, mesh, iris) and their parts (bare model run, input sampling, decoding), then the requests, on astronaut.png; no peer.") var stages = false
-    @Option(help: "XNNPACK threads for --stages (default: all cores).") var threads: Int?
+    @Option(help: "XNNPACK threads for --stages (default: the usable cores).") var threads: Int?
 
     func validate() throws {
         guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
@@ -120,7 +120,7 @@ struct FacesBench: ParsableCommand {
         let mesh = try bare.landmarks(in: image, roi: roi)!
         let eye = FaceLandmarker.irisROI(mesh.landmarks[33].position, mesh.landmarks[133].position)
         func interpreter(_ name: String) throws -> Interpreter {
-            try Interpreter(model: CompiledModel.load(named: name), threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+            try Interpreter(model: CompiledModel.load(named: name), threads: threads ?? Interpreter.defaultThreadCount)
         }
         let shortModel = try interpreter("face_detection_short_range.tflite")
         let fullModel = try interpreter("face_detection_full_range_sparse.tflite")

@@ -11,7 +11,7 @@ struct ModelsCommand: ParsableCommand {
     @Flag(name: .customLong("run"), help: "Load every model, run it on a fixed input and report the latency and an output checksum.")
     var execute = false
 
-    @Option(help: "XNNPACK threads (default: all cores).")
+    @Option(help: "XNNPACK threads (default: the usable cores).")
     var threads: Int?
 
 

@@ -1,5 +1,4 @@
 import Foundation
-import PVInference
 import Synchronization
 
 /// Runs independent jobs side by side (on the calling thread and the ``WorkerPool``'s threads, as many at once as
@@ -11,50 +10,47 @@ package func concurrently<T: Sendable>(_ jobs: [@Sendable () throws -> T]) throw
     let results = UnsafeMutableBufferPointer<Result<T, any Error>?>.allocate(capacity: jobs.count)
     results.initialize(repeating: nil)
     defer { results.deallocate() }
-    let slots = ResultSlots(results)
-    WorkerPool.shared.run(count: jobs.count) { k in slots.store(k, Result { try jobs[k]() }) }
+    // Each job writes only its own slot, and `forEach` returns after every job has finished.
+    WorkerPool.shared.forEach(count: jobs.count) { k in results[k] = Result { try jobs[k]() } }
     return try results.map { try $0!.get() }
 }
 
-/// Each job writes its own slot exactly once, and ``WorkerPool/run(count:_:)`` returns only after every job has
-/// finished (its completion count is an acquire/release atomic), so the writes are visible to the caller.
-private struct ResultSlots<T: Sendable>: @unchecked Sendable {
-    let base: UnsafeMutableBufferPointer<Result<T, any Error>?>
-    init(_ base: UnsafeMutableBufferPointer<Result<T, any Error>?>) { self.base = base }
-    func store(_ k: Int, _ r: Result<T, any Error>) { base[k] = r }
-}
-
-/// Worker threads (one fewer than the usable cores) that stay awake for a moment after their last job.
+/// Worker threads (one fewer than the usable cores, ``CPUBudget``) that stay awake for a moment after their last job;
+/// every layer's side-by-side work runs on them (model passes, image kernels' row bands, Core Image tiles).
 ///
 /// Why not `DispatchQueue.concurrentPerform`: waking a sleeping thread took more than 2 ms on the 2-core virtual
 /// machine the benchmarks run on, for one handoff in ten or more, so a 0.6-ms job handed to the second core often ran
-/// only after the calling thread's 2-ms job, on the calling thread, and the caller, once done, slept until a late job
-/// ended. A request hands work over a few times within milliseconds, so a worker that keeps checking for work for
+/// only after the calling thread's 2-ms job, on the calling thread, and a caller done with its share slept until a
+/// late job ended. Work is handed over a few times within milliseconds, so a worker that keeps checking for work for
 /// ``idleSpin`` after each job takes the next one at once, and a caller that checks for its jobs' end for
-/// ``waitSpin`` before sleeping sees it at once. On one usable core there are no workers and jobs run in order.
+/// ``waitSpin`` before sleeping sees it at once. Both yield the core while they check, so runnable threads go first.
+/// On one usable core there are no workers and jobs run in order on the caller.
 package final class WorkerPool: @unchecked Sendable {  // mutable state is atomic or guarded by `lock`
     package static let shared = WorkerPool(workers: CPUBudget.available - 1)
 
     /// How long an idle worker keeps checking for work before it sleeps.
     static let idleSpin: UInt64 = 3_000_000
-    /// How long a caller whose own jobs are done checks for the others' end before it sleeps.
+    /// How long a caller whose own share is done checks for the other jobs' end before it sleeps.
     static let waitSpin: UInt64 = 3_000_000
 
-    private final class Batch: @unchecked Sendable {  // `next` and `finished` are atomic; the rest is immutable
+    /// One `forEach` call. Workers take jobs only while they are registered in `active` (under the pool's lock), and
+    /// the caller clears `body` once none is, so the caller's closure never outlives its call.
+    private final class Batch: @unchecked Sendable {
         let count: Int
-        let body: @Sendable (Int) -> Void
+        var body: ((Int) -> Void)?
         let next = Atomic<Int>(0)
         let finished = Atomic<Int>(0)
+        var active = 0  // workers inside `work`, guarded by the pool's lock
         let done = NSCondition()
 
-        init(count: Int, body: @escaping @Sendable (Int) -> Void) {
+        init(count: Int, body: @escaping (Int) -> Void) {
             self.count = count
             self.body = body
         }
 
         /// Runs unclaimed jobs until none is left; true when it ran any.
-        @discardableResult
         func work() -> Bool {
+            guard let body else { return false }
             var ran = false
             while true {
                 let k = next.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -76,7 +72,8 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
     private var open: [Batch] = []  // batches that may still have unclaimed jobs
     private let openCount = Atomic<Int>(0)
     private var sleeping = 0
-    let workers: Int
+    /// Number of worker threads.
+    package let workers: Int
 
     init(workers: Int) {
         self.workers = max(0, workers)
@@ -87,29 +84,42 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
         }
     }
 
-    /// Calls `body(k)` for every `k` in `0..<count`, on the calling thread and the workers; returns when all are done.
-    package func run(count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    /// Calls `body(k)` for every `k` in `0..<count`, on the calling thread and the workers, and returns when all calls
+    /// have returned. `body` may run on several threads at once; each call must touch only what its `k` owns.
+    package func forEach(count: Int, _ body: (Int) -> Void) {
         guard count > 0 else { return }
-        let batch = Batch(count: count, body: body)
-        if workers > 0, count > 1 {
+        guard workers > 0, count > 1 else {
+            for k in 0..<count { body(k) }
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            let batch = Batch(count: count, body: body)
             lock.lock()
             open.append(batch)
             openCount.store(open.count, ordering: .releasing)
             if sleeping > 0 { lock.broadcast() }
             lock.unlock()
-        }
-        batch.work()
-        if workers > 0, count > 1 {
+            _ = batch.work()
             lock.lock()
             open.removeAll { $0 === batch }
             openCount.store(open.count, ordering: .releasing)
             lock.unlock()
+            let start = DispatchTime.now().uptimeNanoseconds
+            while !batch.isComplete, DispatchTime.now().uptimeNanoseconds - start < Self.waitSpin { sched_yield() }
+            batch.done.lock()
+            while !batch.isComplete { batch.done.wait() }
+            batch.done.unlock()
+            // No worker can enter the batch any more (it left `open`); wait for those inside to leave, then drop the
+            // closure before `withoutActuallyEscaping` ends.
+            while true {
+                lock.lock()
+                let inside = batch.active
+                if inside == 0 { batch.body = nil }
+                lock.unlock()
+                if inside == 0 { break }
+                sched_yield()
+            }
         }
-        let start = DispatchTime.now().uptimeNanoseconds
-        while !batch.isComplete, DispatchTime.now().uptimeNanoseconds - start < Self.waitSpin { sched_yield() }
-        batch.done.lock()
-        while !batch.isComplete { batch.done.wait() }
-        batch.done.unlock()
     }
 
     private func workerLoop() {
@@ -118,12 +128,14 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
             if openCount.load(ordering: .acquiring) > 0 {
                 lock.lock()
                 let batch = open.first
+                batch?.active += 1
                 lock.unlock()
                 if let batch {
                     if batch.work() { idleSince = DispatchTime.now().uptimeNanoseconds }
-                    // Nothing left to claim in it: let the next open batch come first.
                     lock.lock()
-                    if let i = open.firstIndex(where: { $0 === batch }), batch.next.load(ordering: .relaxed) >= batch.count {
+                    batch.active -= 1
+                    // Nothing left to claim in it: let the next open batch come first.
+                    if batch.next.load(ordering: .relaxed) >= batch.count, let i = open.firstIndex(where: { $0 === batch }) {
                         open.remove(at: i)
                         openCount.store(open.count, ordering: .releasing)
                     }
@@ -132,7 +144,6 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
                 }
             }
             if DispatchTime.now().uptimeNanoseconds - idleSince < Self.idleSpin {
-                // Other threads runnable on this core (image kernels' bands, a caller's own work) go first.
                 sched_yield()
                 continue
             }

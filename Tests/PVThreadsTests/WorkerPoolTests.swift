@@ -1,9 +1,8 @@
 import Foundation
-import PVInference
 import Synchronization
 import Testing
 
-@testable import PVPerception
+@testable import PVThreads
 
 /// The worker pool behind `concurrently`: every job runs exactly once, results keep the jobs' order, the first error by
 /// order is thrown, nested and simultaneous callers finish, and the usable-core count reads cgroup quotas correctly.

@@ -1,11 +1,11 @@
 #define _GNU_SOURCE
-#include "CInferenceKernels.h"
+#include "CThreads.h"
 
 #if defined(__linux__)
 #include <sched.h>
 #endif
 
-int pvk_affinity_cpu_count(void) {
+int pvt_affinity_cpu_count(void) {
 #if defined(__linux__)
     cpu_set_t set;
     CPU_ZERO(&set);

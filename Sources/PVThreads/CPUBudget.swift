@@ -1,4 +1,4 @@
-import CInferenceKernels
+import CThreads
 import Foundation
 
 /// How many cores this process may really use: the CPUs of its affinity mask (`taskset`, `docker --cpuset-cpus`),
@@ -29,7 +29,7 @@ package enum CPUBudget {
 
     /// CPUs in the calling thread's affinity mask (the process's, unless a thread narrowed its own).
     package static func affinityCount() -> Int? {
-        let count = Int(pvk_affinity_cpu_count())
+        let count = Int(pvt_affinity_cpu_count())
         return count > 0 ? count : nil
     }
 }
