@@ -144,8 +144,8 @@ struct PoseLandmarkerTests {
         }
     }
 
-    /// With one whole-image detection, tiles are searched beside its landmark run: exactly the result of searching
-    /// them after it. The twin picture's left copy is found only through a tile.
+    /// Tiles are searched beside the whole-image detector and, with one whole-image detection, beside its landmark
+    /// run: exactly the result of searching them after both. The twin picture's left copy is found only through a tile.
     @Test func tilesSearchedBesideTheLandmarkRunChangeNothing() throws {
         let landmarker = try PoseTestImages.landmarker()
         let image = try PoseTestImages.twoAstronauts()

@@ -106,19 +106,54 @@ extension PoseLandmarker {
         }
         // Whole image, as detect(in:) does, except that a detection whose head box sits on the nose of a person
         // already found is not given a landmark run: it can only find that person again.
-        let whole = wholeImage == nil ? try detector.detect(in: image, minScore: options.minDetectionScore) : []
         let allTiles = multi.tiles(width: image.width, height: image.height)
-        let detector = self.detector, minScore = multi.tileMinDetectionScore
+        let detector = self.detector, minScore = multi.tileMinDetectionScore, wholeMinScore = options.minDetectionScore
         let searchTile = { @Sendable (tile: RotatedRect) in try detector.detect(in: image, region: tile, minScore: minScore) }
         // Which tiles get searched depends on the landmark boxes of the people found, but a tile's detections do
-        // not. With a single whole-image detection (one landmark run, a core left idle) tiles are searched beside
-        // that run, those farthest from the person's head-to-hips line first (the least likely to be covered),
-        // until it ends. The result is exactly that of searching after it.
+        // not. So while one core runs the whole-image detector, the other searches tiles, those farthest from the
+        // image's centre first; with a single whole-image detection (one landmark run, a core left idle) it goes on
+        // beside that run, those farthest from the person's head-to-hips line first (the least likely to be
+        // covered), until it ends. Only the tiles the people found leave uncovered are used, so the result is
+        // exactly that of searching after them.
         let early = Mutex<(done: Bool, found: [Int: [Detection]])>((false, [:]))
+        let searchBeside = wholeImage == nil && maxPeople > 1 && tilesBeside && !allTiles.isEmpty
+        @Sendable func searchUntilDone(_ order: [Int]) throws {
+            for i in order {
+                if early.withLock({ $0.done }) { break }
+                if early.withLock({ $0.found[i] != nil }) { continue }
+                let detections = try searchTile(allTiles[i])
+                early.withLock { $0.found[i] = detections }
+            }
+        }
+        var wholeFound: [Detection] = []
+        if wholeImage == nil {
+            if searchBeside {
+                let centre = SIMD2(Double(image.width), Double(image.height)) / 2
+                let order = allTiles.indices.sorted {
+                    Self.distance(allTiles[$0].boundingBox.center, centre, centre)
+                        > Self.distance(allTiles[$1].boundingBox.center, centre, centre)
+                }
+                let branches = try concurrently([
+                    { @Sendable in
+                        defer { early.withLock { $0.done = true } }
+                        return try detector.detect(in: image, minScore: wholeMinScore)
+                    },
+                    { @Sendable in
+                        try searchUntilDone(order)
+                        return []
+                    },
+                ])
+                wholeFound = branches[0]
+                early.withLock { $0.done = false }
+            } else {
+                wholeFound = try detector.detect(in: image, minScore: wholeMinScore)
+            }
+        }
+        let whole = wholeFound
         var people: [PersonPose]
         if let wholeImage {
             people = Array(wholeImage.prefix(maxPeople))
-        } else if whole.count == 1, maxPeople > 1, tilesBeside {
+        } else if whole.count == 1, searchBeside {
             let head = whole[0].box.center, hips = whole[0].keypoints[0]
             let order = allTiles.indices.sorted {
                 Self.distance(allTiles[$0].boundingBox.center, head, hips) > Self.distance(allTiles[$1].boundingBox.center, head, hips)
@@ -129,11 +164,7 @@ extension PoseLandmarker {
                     return try self.landmarkWholeImage(whole, in: image, maxPeople: maxPeople)
                 },
                 { @Sendable in
-                    for i in order {
-                        if early.withLock({ $0.done }) { break }
-                        let detections = try searchTile(allTiles[i])
-                        early.withLock { $0.found[i] = detections }
-                    }
+                    try searchUntilDone(order)
                     return []
                 },
             ])
