@@ -39,8 +39,9 @@ struct FaceEndToEndTests {
         #expect(a[0].pitch != nil)
     }
 
-    /// A landmarks request starts the attention mesh beside the detectors; after a rectangles request on the same
-    /// handler it runs once the detections are known. The landmarks, their precision estimates and the pose agree.
+    /// A landmarks request starts the attention mesh beside the detectors, and so does a rectangles request performed
+    /// together with one; after a rectangles request performed alone on the same handler it runs once the detections
+    /// are known. The landmarks, their precision estimates and the pose agree.
     @Test(arguments: ["astronaut.png", "camera.png"])
     func landmarksStartedEarlyOrLateAgree(image: String) throws {
         let direct = VNDetectFaceLandmarksRequest()
@@ -49,15 +50,19 @@ struct FaceEndToEndTests {
         try handler.perform([VNDetectFaceRectanglesRequest()])
         let late = VNDetectFaceLandmarksRequest()
         try handler.perform([late])
-        let a = try #require(direct.results), b = try #require(late.results)
-        try #require(a.count == b.count && !a.isEmpty)
-        for (x, y) in zip(a, b) {
-            #expect(x.boundingBox == y.boundingBox)
-            #expect(x.roll == y.roll && x.yaw == y.yaw && x.pitch == y.pitch)
-            let p = try #require(x.landmarks?.allPoints), q = try #require(y.landmarks?.allPoints)
-            #expect(p.normalizedPoints == q.normalizedPoints)
-            #expect(p.precisionEstimatesPerPoint == q.precisionEstimatesPerPoint)
-            #expect(x.landmarks?.leftPupil?.normalizedPoints == y.landmarks?.leftPupil?.normalizedPoints)
+        let together = VNDetectFaceLandmarksRequest()
+        try Self.handler(image).perform([VNDetectFaceRectanglesRequest(), together])
+        let a = try #require(direct.results)
+        for b in [try #require(late.results), try #require(together.results)] {
+            try #require(a.count == b.count && !a.isEmpty)
+            for (x, y) in zip(a, b) {
+                #expect(x.boundingBox == y.boundingBox)
+                #expect(x.roll == y.roll && x.yaw == y.yaw && x.pitch == y.pitch)
+                let p = try #require(x.landmarks?.allPoints), q = try #require(y.landmarks?.allPoints)
+                #expect(p.normalizedPoints == q.normalizedPoints)
+                #expect(p.precisionEstimatesPerPoint == q.precisionEstimatesPerPoint)
+                #expect(x.landmarks?.leftPupil?.normalizedPoints == y.landmarks?.leftPupil?.normalizedPoints)
+            }
         }
     }
 

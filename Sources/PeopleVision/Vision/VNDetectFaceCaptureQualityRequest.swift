@@ -40,7 +40,7 @@ public final class VNDetectFaceCaptureQualityRequest: VNImageBasedRequest, VNFac
         let region = try image.region(regionOfInterest)
         let scope = VNFacePipeline.Scope(context: image, roi: regionOfInterest)
         let rev = revision
-        let faces = try inputFaceObservations ?? VNFacePipeline.detectFaces(in: region, revision: 3, scope: scope)
+        let faces = try inputFaceObservations ?? VNFacePipeline.detectFaces(in: region, revision: 3, scope: scope, landmarksToFollow: true)
         return try faces.map { face in
             let mesh = try VNFacePipeline.mesh(for: face, in: region, irises: true, scope: scope)
             let quality = try mesh.map { m in

@@ -44,9 +44,11 @@ public final class VNDetectFaceRectanglesRequest: VNImageBasedRequest, @unchecke
 
     override func process(_ image: VNImageContext) throws -> [VNObservation] {
         let region = try image.region(regionOfInterest)
+        let roi = regionOfInterest
         return try VNFacePipeline.detectFaces(
             in: region, revision: revision, smallFaces: searchesForSmallFaces,
-            scope: VNFacePipeline.Scope(context: image, roi: regionOfInterest))
+            scope: VNFacePipeline.Scope(context: image, roi: roi),
+            landmarksToFollow: !searchesForSmallFaces && image.irisMeshWanted.withLock { $0.contains(roi) })
     }
 }
 

@@ -23,6 +23,10 @@ final class VNImageContext: @unchecked Sendable {
     /// Identifies the handler (instance masks need the same handler again).
     let handlerID: ObjectIdentifier
 
+    /// The regions of interest of the face landmarks and capture-quality requests in the current `perform` that detect
+    /// their own faces: a rectangles request on one of them starts the iris-refining mesh early for them.
+    let irisMeshWanted = Mutex<[CGRect]>([])
+
     init(image: PixelBuffer, options: [VNImageOption: Any], handlerID: ObjectIdentifier) {
         self.image = image
         self.options = options
@@ -143,6 +147,15 @@ public final class VNImageRequestHandler: @unchecked Sendable {
             let e = VNRequest.visionError(error)
             for r in requests { r.completionHandler?(r, e) }
             throw e
+        }
+        context.irisMeshWanted.withLock { wanted in
+            wanted = requests.compactMap { r in
+                switch r {
+                case let l as VNDetectFaceLandmarksRequest where l.inputFaceObservations == nil: return l.regionOfInterest
+                case let q as VNDetectFaceCaptureQualityRequest where q.inputFaceObservations == nil: return q.regionOfInterest
+                default: return nil
+                }
+            }
         }
         var first: Error?
         for r in requests {
