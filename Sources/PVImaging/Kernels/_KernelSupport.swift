@@ -6,7 +6,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
 import PVThreads
 
 /// Row-parallel execution for kernels.

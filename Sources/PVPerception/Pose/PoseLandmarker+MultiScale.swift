@@ -1,8 +1,7 @@
 import Foundation
 import PVImaging
-import PVInference
-import Synchronization
 import PVThreads
+import Synchronization
 
 extension PoseLandmarker {
     /// How ``detectMultiScale(in:maxPeople:options:)`` looks for people the whole-image pass misses.
@@ -93,7 +92,7 @@ extension PoseLandmarker {
     }
 
     /// ``detectMultiScale(in:maxPeople:options:)``; `tilesBeside` lets tiles be searched beside the whole-image pass's
-    /// landmark run (same result, sooner on several cores). `wholeImage`, when given, is the whole-image pass's
+    /// detector and landmark run (same result, sooner on several cores). `wholeImage`, when given, is the whole-image pass's
     /// result already at hand (``detect(in:)``'s on the same image, for example): the search starts from it instead
     /// of running that pass again.
     func detectMultiScale(

@@ -4,7 +4,6 @@
 // Working space: Core Image's, origin at the lower left, y up. Pixel (x, y) covers
 // [x, x+1) × [y, y+1); its centre is (x + 0.5, y + 0.5). Float tiles store premultiplied RGBA
 // (SIMD4<Float>, 0…1 for 8-bit data) with row 0 at the tile's lowest y.
-import Dispatch
 import Foundation
 import PVImaging
 import PVThreads
