@@ -116,10 +116,12 @@ extension PoseLandmarker {
         // exactly that of searching after them.
         let early = Mutex<(done: Bool, found: [Int: [Detection]])>((false, [:]))
         let searchBeside = wholeImage == nil && maxPeople > 1 && tilesBeside && !allTiles.isEmpty
-        @Sendable func searchUntilDone(_ order: [Int]) throws {
+        @Sendable func searchUntilDone(_ order: [Int], atMost limit: Int = .max) throws {
+            var searched = 0
             for i in order {
-                if early.withLock({ $0.done }) { break }
+                if early.withLock({ $0.done }) || searched == limit { break }
                 if early.withLock({ $0.found[i] != nil }) { continue }
+                searched += 1
                 let detections = try searchTile(allTiles[i])
                 early.withLock { $0.found[i] = detections }
             }
@@ -127,18 +129,14 @@ extension PoseLandmarker {
         var wholeFound: [Detection] = []
         if wholeImage == nil {
             if searchBeside {
-                let centre = SIMD2(Double(image.width), Double(image.height)) / 2
-                let order = allTiles.indices.sorted {
-                    Self.distance(allTiles[$0].boundingBox.center, centre, centre)
-                        > Self.distance(allTiles[$1].boundingBox.center, centre, centre)
-                }
+                let proposer = multi.segmentationProposals ? try personProposals() : nil
                 let branches = try concurrently([
                     { @Sendable in
                         defer { early.withLock { $0.done = true } }
                         return try detector.detect(in: image, minScore: wholeMinScore)
                     },
                     { @Sendable in
-                        try searchUntilDone(order)
+                        try searchUntilDone(try Self.leastPersonFirst(allTiles, in: image, proposer: proposer))
                         return []
                     },
                 ])
@@ -163,7 +161,9 @@ extension PoseLandmarker {
                     return try self.landmarkWholeImage(whole, in: image, maxPeople: maxPeople)
                 },
                 { @Sendable in
-                    try searchUntilDone(order)
+                    // One tile: a landmark run takes about as long as a tile's detector run, and a second tile
+                    // started just before the run ends would hold up the search by a whole detector run.
+                    try searchUntilDone(order, atMost: 1)
                     return []
                 },
             ])
@@ -261,6 +261,28 @@ extension PoseLandmarker {
         return person.presence >= PersonProposals.minimumPresence && region.box.contains(box.center)
             && max(box.width, box.height) >= PersonProposals.minimumExtent * max(region.box.width, region.box.height)
             && !people.contains { $0.landmarkBoundingBox.intersectionOverUnion(with: box) > duplicateIoU }
+    }
+
+    /// The order in which to search `tiles` before anyone is found: those holding the least of the landscape selfie
+    /// model's whole-image mask first (about 1 ms; the tiles a person fills are the ones their landmark box will
+    /// cover), else those farthest from the image's centre first.
+    static func leastPersonFirst(_ tiles: [RotatedRect], in image: PixelBuffer, proposer: PersonProposals?) throws -> [Int] {
+        let centre = SIMD2(Double(image.width), Double(image.height)) / 2
+        var key = tiles.map { -distance($0.boundingBox.center, centre, centre) }
+        if let proposer {
+            let mask = try proposer.mask(of: image, tile: RotatedRect(covering: image))
+            let w = PersonProposals.maskWidth, h = PersonProposals.maskHeight
+            let sx = Double(image.width) / Double(w), sy = Double(image.height) / Double(h)
+            key = tiles.map { tile in
+                let b = tile.boundingBox
+                let x0 = max(0, Int(b.xMin / sx)), x1 = min(w, Int((b.xMax / sx).rounded(.up)))
+                let y0 = max(0, Int(b.yMin / sy)), y1 = min(h, Int((b.yMax / sy).rounded(.up)))
+                var mass = 0.0
+                for y in y0..<max(y0, y1) { for x in x0..<max(x0, x1) where mask[y * w + x] > PersonProposals.threshold { mass += 1 } }
+                return mass
+            }
+        }
+        return tiles.indices.sorted { (key[$0], $0) < (key[$1], $1) }
     }
 
     /// Whether two boxes overlap by IoU above 0.3 or one holds the other's centre.
