@@ -431,20 +431,22 @@ int pvk_depthwise(const float *input, float *output, size_t in_h, size_t in_w, s
 // 1×1 convolution with AVX-512 register tiles: `MR` pixels × `NV` 16-channel vectors of one output chunk
 // accumulate in registers. Each output starts from its bias and takes the input channels in order, one fused
 // multiply-add each, as XNNPACK's GEMM kernels do, so the results are bit-identical to XNNPACK's; a residual
-// (a following ADD) and the clamp are applied before the single store. Weights are packed by
+// (a following ADD), a PReLU and the clamp are applied before the single store. Weights are packed by
 // `pvk_pointwise_pack`: output chunks of 64, 48, 32, 16 or 8 channels, each [input channel][chunk width].
 #if defined(__x86_64__)
 typedef float pvk_v16 __attribute__((vector_size(64)));
 typedef float pvk_v8w __attribute__((vector_size(32)));
+typedef int pvk_i16 __attribute__((vector_size(64)));
+typedef int pvk_i8w __attribute__((vector_size(32)));
 
 // Output chunk widths, widest first, whose register tiles were fastest on the models' layer shapes.
 static size_t pvk_chunk_width(size_t remaining) {
     return remaining >= 64 ? 64 : remaining >= 48 ? 48 : remaining >= 32 ? 32 : remaining >= 16 ? 16 : 8;
 }
 
-#define PVK_PW_TILE(NAME, V, VW, MR, NV)                                                                          \
+#define PVK_PW_TILE(NAME, V, VI, VW, MR, NV)                                                                      \
     PVK_WIDE static void NAME(const float *in, size_t in_c, const float *w, const float *b, const float *res,      \
-                              float *out, size_t out_c, float lo, float hi) {                                      \
+                              const float *slopes, float *out, size_t out_c, float lo, float hi) {                \
         V acc[MR][NV];                                                                                             \
         for (int j = 0; j < NV; j++) {                                                                             \
             V bj;                                                                                                  \
@@ -469,27 +471,33 @@ static size_t pvk_chunk_width(size_t remaining) {
                     memcpy(&q, res + m * out_c + VW * j, sizeof q);                                                \
                     r += q;                                                                                        \
                 }                                                                                                  \
+                if (slopes) { /* PReLU as XNNPACK computes it: x·slope where x < 0, else x unchanged */            \
+                    V sl;                                                                                          \
+                    memcpy(&sl, slopes + VW * j, sizeof sl);                                                       \
+                    const VI negative = r < 0;                                                                     \
+                    r = (V)((negative & (VI)(r * sl)) | (~negative & (VI)r));                                      \
+                }                                                                                                  \
                 r = __builtin_elementwise_min(__builtin_elementwise_max(r, vlo), vhi);                             \
                 memcpy(out + m * out_c + VW * j, &r, sizeof r);                                                    \
             }                                                                                                      \
     }
 
-PVK_PW_TILE(pvk_pw_4x64, pvk_v16, 16, 4, 4)
-PVK_PW_TILE(pvk_pw_1x64, pvk_v16, 16, 1, 4)
-PVK_PW_TILE(pvk_pw_6x48, pvk_v16, 16, 6, 3)
-PVK_PW_TILE(pvk_pw_1x48, pvk_v16, 16, 1, 3)
-PVK_PW_TILE(pvk_pw_6x32, pvk_v16, 16, 6, 2)
-PVK_PW_TILE(pvk_pw_1x32, pvk_v16, 16, 1, 2)
-PVK_PW_TILE(pvk_pw_8x16, pvk_v16, 16, 8, 1)
-PVK_PW_TILE(pvk_pw_1x16, pvk_v16, 16, 1, 1)
-PVK_PW_TILE(pvk_pw_8x8, pvk_v8w, 8, 8, 1)
-PVK_PW_TILE(pvk_pw_1x8, pvk_v8w, 8, 1, 1)
+PVK_PW_TILE(pvk_pw_4x64, pvk_v16, pvk_i16, 16, 4, 4)
+PVK_PW_TILE(pvk_pw_1x64, pvk_v16, pvk_i16, 16, 1, 4)
+PVK_PW_TILE(pvk_pw_6x48, pvk_v16, pvk_i16, 16, 6, 3)
+PVK_PW_TILE(pvk_pw_1x48, pvk_v16, pvk_i16, 16, 1, 3)
+PVK_PW_TILE(pvk_pw_6x32, pvk_v16, pvk_i16, 16, 6, 2)
+PVK_PW_TILE(pvk_pw_1x32, pvk_v16, pvk_i16, 16, 1, 2)
+PVK_PW_TILE(pvk_pw_8x16, pvk_v16, pvk_i16, 16, 8, 1)
+PVK_PW_TILE(pvk_pw_1x16, pvk_v16, pvk_i16, 16, 1, 1)
+PVK_PW_TILE(pvk_pw_8x8, pvk_v8w, pvk_i8w, 8, 8, 1)
+PVK_PW_TILE(pvk_pw_1x8, pvk_v8w, pvk_i8w, 8, 1, 1)
 
-typedef void (*pvk_pw_tile_fn)(const float *, size_t, const float *, const float *, const float *, float *, size_t,
-                               float, float);
+typedef void (*pvk_pw_tile_fn)(const float *, size_t, const float *, const float *, const float *, const float *,
+                               float *, size_t, float, float);
 
 typedef struct {
-    const float *input, *packed, *bias, *residual;
+    const float *input, *packed, *bias, *residual, *slopes;
     float *output;
     size_t pixels, in_c, out_c;
     float lo, hi;
@@ -514,13 +522,13 @@ static void pvk_pw_task(void *context, size_t block) {
         case 16: tile = pvk_pw_8x16; single = pvk_pw_1x16; mr = 8; break;
         default: tile = pvk_pw_8x8; single = pvk_pw_1x8; mr = 8; break;
         }
-        const float *w = job->packed + o * in_c, *b = job->bias + o;
+        const float *w = job->packed + o * in_c, *b = job->bias + o, *sl = job->slopes ? job->slopes + o : NULL;
         size_t p = p0;
         for (; p + mr <= p1; p += mr)
-            tile(job->input + p * in_c, in_c, w, b, job->residual ? job->residual + p * out_c + o : NULL,
+            tile(job->input + p * in_c, in_c, w, b, job->residual ? job->residual + p * out_c + o : NULL, sl,
                  job->output + p * out_c + o, out_c, job->lo, job->hi);
         for (; p < p1; p++)
-            single(job->input + p * in_c, in_c, w, b, job->residual ? job->residual + p * out_c + o : NULL,
+            single(job->input + p * in_c, in_c, w, b, job->residual ? job->residual + p * out_c + o : NULL, sl,
                    job->output + p * out_c + o, out_c, job->lo, job->hi);
         o += width;
     }
@@ -554,17 +562,17 @@ void pvk_pointwise_pack(const float *weights, const float *bias, size_t input_ch
 }
 
 int pvk_pointwise(const float *input, float *output, size_t pixels, size_t input_channels, size_t output_channels,
-                  const float *packed, const float *packed_bias, const float *residual, float output_min,
-                  float output_max, pthreadpool_t pool) {
+                  const float *packed, const float *packed_bias, const float *residual, const float *slopes,
+                  float output_min, float output_max, pthreadpool_t pool) {
 #if defined(__x86_64__)
     if (!pvk_pointwise_supported(input_channels, output_channels)) return 0;
-    pvk_pw_job job = {input, packed, packed_bias, residual, output, pixels, input_channels, output_channels,
+    pvk_pw_job job = {input, packed, packed_bias, residual, slopes, output, pixels, input_channels, output_channels,
                       output_min, output_max};
     pthreadpool_parallelize_1d(pool, pvk_pw_task, &job, (pixels + PVK_PW_BLOCK - 1) / PVK_PW_BLOCK, 0);
     return 1;
 #else
     (void)input; (void)output; (void)pixels; (void)input_channels; (void)output_channels; (void)packed;
-    (void)packed_bias; (void)residual; (void)output_min; (void)output_max; (void)pool;
+    (void)packed_bias; (void)residual; (void)slopes; (void)output_min; (void)output_max; (void)pool;
     return 0;
 #endif
 }

@@ -194,10 +194,11 @@ extension Interpreter {
             pvk_conv3x3_to1(input, output, xs[1], xs[2], channels, weights, bias?.pointee ?? 0, expanded.pointer, clamp.min, clamp.max, pool.handle)
         case (.convolution1x1, .convolution(_, _, let inC, let outC, let clamp)):
             pvk_conv1x1(input, output, xs[1] * xs[2], inC, outC, weights, bias, clamp.min, clamp.max, pool.handle)
-        case (.pointwise(let packed, let packedBias, let residual, let clamp), .convolution(_, _, let inC, let outC, _)):
+        case (.pointwise(let packed, let packedBias, let residual, let slopes, let clamp), .convolution(_, _, let inC, let outC, _)):
             let done = pvk_pointwise(
                 input, output, xs[1] * xs[2], inC, outC, packed.pointer, packedBias.pointer,
-                residual.map { UnsafePointer(pointer($0)) }, clamp.min, clamp.max, pool.handle)
+                residual.map { UnsafePointer(pointer($0)) }, slopes.map { UnsafePointer($0.pointer) }, clamp.min, clamp.max,
+                pool.handle)
             precondition(done != 0, "\(node.name): the pointwise kernel refused \(node.kind.summary)")
         case (.depthwise(let zeros), .depthwiseConvolution(let w, _, let channels, let clamp)):
             let ys = shapes[node.outputs[0]]

@@ -141,8 +141,9 @@ enum NativeKernel: Sendable {
     /// 1×1 convolution with few channels.
     case convolution1x1
     /// 1×1 convolution on AVX-512 register tiles (`pvk_pointwise`), with weights and bias packed; `residual`, when
-    /// set, is the other input of the ADD fused into it, and `clamp` then that ADD's activation.
-    case pointwise(packed: FloatBuffer, bias: FloatBuffer, residual: Int?, clamp: Node.Clamp)
+    /// set, is the other input of the ADD fused into it, and `clamp` then that ADD's activation; `slopes`, when set,
+    /// are the per-channel slopes of the PRELU fused after them.
+    case pointwise(packed: FloatBuffer, bias: FloatBuffer, residual: Int?, slopes: FloatBuffer? = nil, clamp: Node.Clamp)
     /// 3×3 or 5×5 depthwise, stride 1 or 2, multiplier 1, channels a multiple of 8 (AVX-512 or AVX2); `zeros` is one
     /// input row of zeros, read for the padding.
     case depthwise(zeros: FloatBuffer)
@@ -490,6 +491,7 @@ extension Plan {
         if ownKernels {
             chooseNativeKernels()
             fuseResidualAdds()
+            fusePReLUs()
         }
         try stage()
     }
@@ -593,7 +595,7 @@ extension Plan {
         }
         var removed = Set<Int>()
         for (n, node) in nodes.enumerated() {
-            guard case .pointwise(let packed, let bias, nil, let clamp)? = nativeKernels[n], clamp == Node.Clamp(),
+            guard case .pointwise(let packed, let bias, nil, nil, let clamp)? = nativeKernels[n], clamp == Node.Clamp(),
                 let t = node.outputs.first, !outputs.contains(t), let users = consumers[t], users.count == 1,
                 case .add(let addClamp) = nodes[users[0]].kind, nodes[users[0]].inputs.count == 2
             else { continue }
@@ -609,6 +611,32 @@ extension Plan {
             nativeKernels[n] = .pointwise(packed: packed, bias: bias, residual: residual, clamp: addClamp)
             removed.insert(users[0])
         }
+        removeNodes(removed)
+    }
+
+    /// Fuses a PRELU into the `pvk_pointwise` convolution (with its residual ADD, if fused) whose result it alone
+    /// reads, when that result has no activation of its own: the slopes are applied in registers before the store.
+    private mutating func fusePReLUs() {
+        var consumers: [Int: [Int]] = [:]
+        for (i, n) in nodes.enumerated() { for t in n.inputs { consumers[t, default: []].append(i) } }
+        var removed = Set<Int>()
+        for (n, node) in nodes.enumerated() {
+            guard case .pointwise(let packed, let bias, let residual, nil, let clamp)? = nativeKernels[n], clamp == Node.Clamp(),
+                let t = node.outputs.first, !outputs.contains(t), let users = consumers[t], users.count == 1,
+                case .prelu = nodes[users[0]].kind, nodes[users[0]].inputs.first == t,
+                let alpha = nodes[users[0]].inputs.dropFirst().first, let slopes = constants[alpha],
+                slopes.count == shapes[t].last, shapes[nodes[users[0]].outputs[0]] == shapes[t]
+            else { continue }
+            let prelu = nodes[users[0]]
+            nodes[n] = Node(kind: node.kind, inputs: node.inputs, outputs: prelu.outputs, operatorIndex: node.operatorIndex, name: node.name)
+            nativeKernels[n] = .pointwise(packed: packed, bias: bias, residual: residual, slopes: slopes, clamp: Node.Clamp())
+            removed.insert(users[0])
+        }
+        removeNodes(removed)
+    }
+
+    /// Drops `removed` nodes (fused into others), keeping the native-kernel table on the nodes that remain.
+    private mutating func removeNodes(_ removed: Set<Int>) {
         guard !removed.isEmpty else { return }
         var newIndex: [Int: Int] = [:]
         var kept: [Node] = []

@@ -28,13 +28,16 @@ import Testing
         #expect(xnn_run_operator(op, nil) == xnn_status_success)
     }
 
-    /// XNNPACK's convolution (no activation when `residual` is given, as in a model), then its ADD with the clamp.
-    static func xnnpack(_ c: Case, _ input: [Float], _ weights: [Float], _ bias: [Float], residual: [Float]?, min lo: Float, max hi: Float)
-        -> [Float]
-    {
+    /// XNNPACK's convolution (no activation when `residual` or `slopes` follow, as in a model), then its ADD with the
+    /// clamp, then its PRELU.
+    static func xnnpack(
+        _ c: Case, _ input: [Float], _ weights: [Float], _ bias: [Float], residual: [Float]?, slopes: [Float]? = nil, min lo: Float,
+        max hi: Float
+    ) -> [Float] {
         #expect(xnn_initialize(nil) == xnn_status_success)
         var conv: xnn_operator_t?
-        let convMin = residual == nil ? lo : -.infinity, convMax = residual == nil ? hi : .infinity
+        let plain = residual == nil && slopes == nil
+        let convMin = plain ? lo : -.infinity, convMax = plain ? hi : .infinity
         #expect(
             xnn_create_convolution2d_nhwc_f32(
                 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, c.inputChannels, c.outputChannels, c.inputChannels, c.outputChannels, weights, bias,
@@ -43,6 +46,15 @@ import Testing
         var out = [Float](repeating: .nan, count: c.pixels * c.outputChannels)
         #expect(xnn_setup_convolution2d_nhwc_f32(conv, 1, 1, c.pixels, input, &out, nil) == xnn_status_success)
         run(conv)
+        if let slopes {
+            var prelu: xnn_operator_t?
+            #expect(xnn_create_prelu_nc_f32(c.outputChannels, c.outputChannels, c.outputChannels, slopes, 0, &prelu) == xnn_status_success)
+            defer { xnn_delete_operator(prelu) }
+            var activated = [Float](repeating: .nan, count: out.count)
+            #expect(xnn_setup_prelu_nc_f32(prelu, c.pixels, out, &activated, nil) == xnn_status_success)
+            run(prelu)
+            return activated
+        }
         guard let residual else { return out }
         var add: xnn_operator_t?
         #expect(xnn_create_add_nd_f32(lo, hi, 0, &add) == xnn_status_success)
@@ -69,6 +81,15 @@ import Testing
         var packed = [Float](repeating: .nan, count: c.inputChannels * c.outputChannels)
         var packedBias = [Float](repeating: .nan, count: c.outputChannels)
         pvk_pointwise_pack(weights, bias, c.inputChannels, c.outputChannels, &packed, &packedBias)
+        // A PReLU after the convolution (palm detectors), slopes of both signs and exact zeros.
+        let slopes = (0..<c.outputChannels).map { k in k % 5 == 0 ? 0 : rng.nextFloat(min: -0.5, max: 0.5) }
+        let preluExpected = Self.xnnpack(c, input, weights, bias, residual: nil, slopes: slopes, min: -.infinity, max: .infinity)
+        var preluOut = [Float](repeating: .nan, count: preluExpected.count)
+        #expect(
+            pvk_pointwise(
+                input, &preluOut, c.pixels, c.inputChannels, c.outputChannels, packed, packedBias, nil, slopes, -.infinity,
+                .infinity, nil) == 1)
+        #expect(zip(preluOut, preluExpected).allSatisfy { $0.bitPattern == $1.bitPattern }, "\(c) with PReLU")
         for (lo, hi) in [(-Float.infinity, Float.infinity), (0, 6), (-0.75, 0.5)] {
             for withResidual in [false, true] {
                 let expected = Self.xnnpack(c, input, weights, bias, residual: withResidual ? residual : nil, min: lo, max: hi)
@@ -79,7 +100,7 @@ import Testing
                     let done = residual.withUnsafeBufferPointer { r in
                         pvk_pointwise(
                             input, &out, c.pixels, c.inputChannels, c.outputChannels, packed, packedBias,
-                            withResidual ? r.baseAddress : nil, lo, hi, pool)
+                            withResidual ? r.baseAddress : nil, nil, lo, hi, pool)
                     }
                     #expect(done == 1)
                     let mismatches = zip(out, expected).filter { $0.bitPattern != $1.bitPattern }.count
@@ -106,7 +127,7 @@ import Testing
         var out = [Float](repeating: 7, count: 2 * 12)
         let done = pvk_pointwise(
             [Float](repeating: 1, count: 8), &out, 2, 4, 12, [Float](repeating: 1, count: 48), [Float](repeating: 0, count: 12), nil,
-            -.infinity, .infinity, nil)
+            nil, -.infinity, .infinity, nil)
         #expect(done == 0)
         #expect(out.allSatisfy { $0 == 7 })
     }
@@ -123,7 +144,11 @@ import Testing
         if Plan.pointwiseAvailable, stem == "face_detection_full_range_sparse" {
             // Its residual blocks end in 1×1 convolution → ADD: each ADD is folded into the convolution.
             #expect(own.plan.nodes.count < plain.plan.nodes.count)
-            #expect(own.plan.nativeKernels.values.contains { if case .pointwise(_, _, .some, _) = $0 { true } else { false } })
+            #expect(own.plan.nativeKernels.values.contains { if case .pointwise(_, _, .some, _, _) = $0 { true } else { false } })
+        }
+        if Plan.pointwiseAvailable, stem == "palm_detection_full" {
+            // Its blocks end in 1×1 convolution → ADD → PRELU: both are folded into the convolution.
+            #expect(own.plan.nativeKernels.values.contains { if case .pointwise(_, _, .some, .some, _) = $0 { true } else { false } })
         }
         var rng = SplitMix64(seed: 42)
         let a = try Interpreter(model: own, threads: 1), b = try Interpreter(model: plain, threads: 1)

@@ -55,13 +55,14 @@ int pvk_pointwise_supported(size_t input_channels, size_t output_channels);
 void pvk_pointwise_pack(const float *weights, const float *bias, size_t input_channels, size_t output_channels,
                         float *packed, float *packed_bias);
 
-/// 1×1 convolution, optionally followed by the addition of `residual` (same shape as the output, or NULL):
-/// output[p][o] = clamp(bias[o] + Σ_i input[p][i] · weights[o][i] (+ residual[p][o])), each sum taken in input
-/// channel order with fused multiply-adds, bit-identical to XNNPACK's convolution followed by its ADD.
-/// Returns 0 with the output untouched when `pvk_pointwise_supported` is false.
+/// 1×1 convolution, optionally followed by the addition of `residual` (same shape as the output, or NULL) and a
+/// PReLU with per-channel `slopes` (or NULL): output[p][o] = clamp(prelu(bias[o] + Σ_i input[p][i] · weights[o][i]
+/// (+ residual[p][o]))), each sum taken in input channel order with fused multiply-adds, bit-identical to XNNPACK's
+/// convolution followed by its ADD and PRELU. Returns 0 with the output untouched when `pvk_pointwise_supported`
+/// is false.
 int pvk_pointwise(const float *input, float *output, size_t pixels, size_t input_channels, size_t output_channels,
-                  const float *packed, const float *packed_bias, const float *residual, float output_min,
-                  float output_max, pthreadpool_t pool);
+                  const float *packed, const float *packed_bias, const float *residual, const float *slopes,
+                  float output_min, float output_max, pthreadpool_t pool);
 
 /// Fills `expanded` (9 × width × channels floats) from [3][3][channels] weights.
 void pvk_expand_taps(const float *weights, size_t width, size_t channels, float *expanded);
