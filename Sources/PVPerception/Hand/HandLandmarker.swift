@@ -129,8 +129,8 @@ public final class HandLandmarker: Sendable {
     ///
     /// - Parameters:
     ///   - image: any ``PixelFormat``, upright.
-    ///   - bodies: called at most once, on another thread beside the palm landmark runs, unless the wrist search is
-    ///     off (its result is unused when the palms alone give ``Options/maxHands`` hands); the people in the
+    ///   - bodies: called at most once, on another thread beside the palm detector and landmark runs, unless the
+    ///     wrist search is off (its result is unused when the palms alone give ``Options/maxHands`` hands); the people in the
     ///     image (pixels), e.g.
     ///     `{ try poseLandmarker.detect(in: image) }`. `nil`: no wrist search.
     /// - Returns: up to ``Options/maxHands`` hands, largest first.
@@ -138,33 +138,40 @@ public final class HandLandmarker: Sendable {
     /// - Complexity: one palm-detector run plus `1 + recropPasses` landmark runs per candidate ROI (strong palms,
     ///   then weak ones and body wrists while hands are missing).
     public func detect(in image: PixelBuffer, bodies: (@Sendable () throws -> [PersonPose])? = nil) throws -> [HandPose] {
-        let (strong, weak) = try palmDetector.detect(
-            in: image, minScore: options.minDetectionScore, weakScore: options.weakPalmScore)
-        let palms = strong.prefix(options.maxPalmCandidates)
-        // Each palm's landmark runs are independent of the others': side by side, merged in palm order. Whenever
-        // the wrist search may run (always, or unless the palms already reach maxHands), the body pipeline runs
-        // beside them instead of after them; if the palms turn out to yield maxHands hands, its result is dropped
-        // (the price of not waiting: one body pass of otherwise idle CPU).
+        // Whenever the wrist search may run (always, or unless the palms already reach maxHands), the body pipeline
+        // (the longest job) starts at once, beside the palm detector and the palms' landmark runs, instead of
+        // after them; if the palms turn out to yield maxHands hands, its result is dropped (the price of not
+        // waiting: one body pass of otherwise idle CPU). A failure of the body pass matters only if the wrist
+        // search then needs it.
         let startBodies: Bool
         switch options.bodyWristSearch {
         case .never: startBodies = false
         case .whenHandsMissing, .always: startBodies = bodies != nil
         }
-        enum Outcome: Sendable { case hand(HandPose?), people(Result<[PersonPose], any Error>) }
-        var jobs: [@Sendable () throws -> Outcome] = palms.map { palm in
-            { [self] in
-                var hand = try refinedLandmarks(in: image, roi: Self.roi(forPalm: palm), source: .palm)
-                hand?.detectionScore = palm.score
-                return .hand(hand)
-            }
+        enum Branch: Sendable { case palms(weak: [Detection], hands: [HandPose?]), people(Result<[PersonPose], any Error>) }
+        let palmBranch = { @Sendable [self] () throws -> Branch in
+            let (strong, weak) = try palmDetector.detect(
+                in: image, minScore: options.minDetectionScore, weakScore: options.weakPalmScore)
+            // Each palm's landmark runs are independent of the others': side by side, merged in palm order.
+            let found = try concurrently(strong.prefix(options.maxPalmCandidates).map { palm in
+                { @Sendable [self] in
+                    var hand = try refinedLandmarks(in: image, roi: Self.roi(forPalm: palm), source: .palm)
+                    hand?.detectionScore = palm.score
+                    return hand
+                }
+            })
+            return .palms(weak: weak, hands: found)
         }
-        // First, as the longest job. A failure of the body pass matters only if the wrist search then needs it.
-        if startBodies, let bodies { jobs.insert({ .people(Result { try bodies() }) }, at: 0) }
+        var jobs = [palmBranch]
+        if startBodies, let bodies { jobs.append { .people(Result { try bodies() }) } }
         var hands: [HandPose] = []
+        var weak: [Detection] = []
         var people: Result<[PersonPose], any Error>?
         for outcome in try concurrently(jobs) {
             switch outcome {
-            case .hand(let hand): if let hand { insert(hand, into: &hands) }
+            case .palms(let weakPalms, let found):
+                weak = weakPalms
+                for hand in found { if let hand { insert(hand, into: &hands) } }
             case .people(let found): people = found
             }
         }
