@@ -111,15 +111,39 @@ enum VNFacePipeline {
                 let drain: @Sendable () throws -> Void = {
                     while let job = queue.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) { try job() }
                 }
+                // Per short-range face, what its two early meshes gave: when the attention mesh doubts the face on
+                // that crop and the plain mesh does not, the landmarks will come from the region the plain mesh
+                // defines (``mesh(for:in:irises:scope:)``), so that run is queued as soon as both are known.
+                let both = Mutex<[Int: (attention: FaceMesh??, plain: FaceMesh??)]>([:])
+                @Sendable func settle(_ k: Int, attention: FaceMesh?? = nil, plain: FaceMesh?? = nil) {
+                    let ready: FaceMesh? = both.withLock { state in
+                        var entry = state[k] ?? (nil, nil)
+                        if let attention { entry.attention = attention }
+                        if let plain { entry.plain = plain }
+                        state[k] = entry
+                        guard case .some(.none) = entry.attention, case .some(.some(let first)) = entry.plain else { return nil }
+                        return first
+                    }
+                    guard let first = ready, let refiner else { return }
+                    queue.withLock {
+                        $0.append {
+                            let roi = FaceLandmarker.roi(for: first.landmarks)
+                            let refined = try refiner.landmarks(in: region, roi: roi)?.measuringSpread(from: first)
+                                ?? refiner.refiningIrises(first, in: region)
+                            _ = shared(scope) { $0.refined[roi] = .some(refined) }
+                        }
+                    }
+                }
                 alongside = { faces in
                     let rois = faces.prefix(maximumFaces).map { FaceLandmarker.roi(for: $0) }
                     var jobs: [@Sendable () throws -> Void] = []
                     if let refiner {
-                        for roi in rois {
+                        for (k, roi) in rois.enumerated() {
                             jobs.append {
                                 guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite else { return }
                                 let found = try refiner.attentionLandmarks(in: region, roi: roi)
                                 _ = shared(scope) { $0.attentionEarly[roi] = .some(found) }
+                                settle(k, attention: .some(found))
                             }
                         }
                     }
@@ -127,6 +151,7 @@ enum VNFacePipeline {
                         jobs.append {
                             let mesh = try Self.mesh(on: roi, in: region, by: landmarker)
                             early.withLock { $0[k] = .some(mesh) }
+                            settle(k, plain: .some(mesh))
                         }
                     }
                     queue.withLock { $0 += jobs }
