@@ -90,9 +90,10 @@ enum VNFacePipeline {
     /// reports the detector's box with roll and yaw from the keypoints rounded to multiples of π/4; revision 1
     /// only the box.
     ///
-    /// With `landmarksToFollow` (a landmarks request), revision 3 also starts the attention mesh on each short-range
-    /// crop early (kept in `scope` for ``mesh(for:in:irises:scope:)``). These meshes, longest first, are shared
-    /// between the thread that ran the short-range detector and, once its pass ends, the full-range one.
+    /// With `landmarksToFollow` (a landmarks or capture-quality request), revision 3 also starts the attention mesh on
+    /// each short-range crop early, and, where it doubts the face there but the plain mesh does not, on the plain
+    /// mesh's region (both kept in `scope` for ``mesh(for:in:irises:scope:)``). These meshes, longest first, are
+    /// shared between the thread that ran the short-range detector and, once its pass ends, the full-range one.
     static func detectFaces(
         in region: PixelBuffer, revision: Int, smallFaces: Bool = false, scope: Scope? = nil, landmarksToFollow: Bool = false
     ) throws -> [VNFaceObservation] {
