@@ -499,8 +499,7 @@ extension Plan {
     /// Folds a zero PAD of the spatial dimensions into the convolutions that consume it: they pad implicitly
     /// with zeros anyway, so the padded copy of the activation is never materialised.
     private mutating func fuseSpatialPadding() {
-        var consumers: [Int: [Int]] = [:]
-        for (i, n) in nodes.enumerated() { for t in n.inputs { consumers[t, default: []].append(i) } }
+        let consumers = consumersByTensor()
         var removed = Set<Int>()
         for (i, n) in nodes.enumerated() {
             guard case .pad(let before, let after) = n.kind, before.count == 4, before[0] == 0, after[0] == 0,
@@ -531,7 +530,14 @@ extension Plan {
             }
             removed.insert(i)
         }
-        nodes = nodes.enumerated().filter { !removed.contains($0.offset) }.map(\.element)
+        removeNodes(removed)
+    }
+
+    /// The nodes that read each tensor, by node index in execution order.
+    private func consumersByTensor() -> [Int: [Int]] {
+        var consumers: [Int: [Int]] = [:]
+        for (i, n) in nodes.enumerated() { for t in n.inputs { consumers[t, default: []].append(i) } }
+        return consumers
     }
 
     /// Picks the nodes our C kernels run faster than XNNPACK: few channels over many pixels, where the
@@ -587,12 +593,9 @@ extension Plan {
     /// (a residual connection), when nothing else reads that result and the convolution has no activation of its
     /// own: the sum is formed in registers before the single store, and the ADD's pass over memory disappears.
     private mutating func fuseResidualAdds() {
-        var consumers: [Int: [Int]] = [:]
+        let consumers = consumersByTensor()
         var producer: [Int: Int] = [:]
-        for (i, n) in nodes.enumerated() {
-            for t in n.inputs { consumers[t, default: []].append(i) }
-            for t in n.outputs { producer[t] = i }
-        }
+        for (i, n) in nodes.enumerated() { for t in n.outputs { producer[t] = i } }
         var removed = Set<Int>()
         for (n, node) in nodes.enumerated() {
             guard case .pointwise(let packed, let bias, nil, nil, let clamp)? = nativeKernels[n], clamp == Node.Clamp(),
@@ -617,8 +620,7 @@ extension Plan {
     /// Fuses a PRELU into the `pvk_pointwise` convolution (with its residual ADD, if fused) whose result it alone
     /// reads, when that result has no activation of its own: the slopes are applied in registers before the store.
     private mutating func fusePReLUs() {
-        var consumers: [Int: [Int]] = [:]
-        for (i, n) in nodes.enumerated() { for t in n.inputs { consumers[t, default: []].append(i) } }
+        let consumers = consumersByTensor()
         var removed = Set<Int>()
         for (n, node) in nodes.enumerated() {
             guard case .pointwise(let packed, let bias, let residual, nil, let clamp)? = nativeKernels[n], clamp == Node.Clamp(),
@@ -635,7 +637,7 @@ extension Plan {
         removeNodes(removed)
     }
 
-    /// Drops `removed` nodes (fused into others), keeping the native-kernel table on the nodes that remain.
+    /// Drops `removed` nodes (folded into others), keeping the native-kernel table on the nodes that remain.
     private mutating func removeNodes(_ removed: Set<Int>) {
         guard !removed.isEmpty else { return }
         var newIndex: [Int: Int] = [:]

@@ -101,8 +101,7 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
             lock.unlock()
             _ = batch.work()
             lock.lock()
-            open.removeAll { $0 === batch }
-            openCount.store(open.count, ordering: .releasing)
+            close(batch)
             lock.unlock()
             let start = DispatchTime.now().uptimeNanoseconds
             while !batch.isComplete, DispatchTime.now().uptimeNanoseconds - start < Self.waitSpin { sched_yield() }
@@ -122,6 +121,12 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
         }
     }
 
+    /// Takes `batch` out of `open` (if still there), so no worker enters it any more. Call with `lock` held.
+    private func close(_ batch: Batch) {
+        open.removeAll { $0 === batch }
+        openCount.store(open.count, ordering: .releasing)
+    }
+
     private func workerLoop() {
         var idleSince = DispatchTime.now().uptimeNanoseconds
         while true {
@@ -135,10 +140,7 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
                     lock.lock()
                     batch.active -= 1
                     // Nothing left to claim in it: let the next open batch come first.
-                    if batch.next.load(ordering: .relaxed) >= batch.count, let i = open.firstIndex(where: { $0 === batch }) {
-                        open.remove(at: i)
-                        openCount.store(open.count, ordering: .releasing)
-                    }
+                    if batch.next.load(ordering: .relaxed) >= batch.count { close(batch) }
                     lock.unlock()
                     continue
                 }

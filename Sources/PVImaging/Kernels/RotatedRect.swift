@@ -39,6 +39,11 @@ public struct RotatedRect: Sendable, Equatable, Hashable, CustomStringConvertibl
         "RotatedRect(center: (\(centerX), \(centerY)), size: \(width)×\(height), angle: \(angle))"
     }
 
+    /// Whether a square ROI derived from model outputs can be sampled: a finite centre and a finite, positive side.
+    /// (The angle is not checked; the samplers reject a non-finite one with an error.) The pipelines skip an ROI
+    /// failing this instead of letting the sampler throw.
+    public var hasSampleableCentreAndSide: Bool { width > 0 && width.isFinite && centerX.isFinite && centerY.isFinite }
+
     /// Throws unless every field is finite and both sides are positive.
     func validate(_ what: String) throws {
         guard centerX.isFinite, centerY.isFinite, angle.isFinite, width.isFinite, height.isFinite,

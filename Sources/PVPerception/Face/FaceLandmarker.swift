@@ -154,8 +154,7 @@ public final class FaceLandmarker: Sendable {
         for detection in detections {
             if faces.count >= options.maxFaces { break }
             let roi = Self.roi(for: detection)
-            guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite, roi.angle.isFinite,
-                var face = try landmarks(in: image, roi: roi)
+            guard roi.hasSampleableCentreAndSide, roi.angle.isFinite, var face = try landmarks(in: image, roi: roi)
             else { continue }
             face.detection = detection
             let box = face.meshBoundingBox

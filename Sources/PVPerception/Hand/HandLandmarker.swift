@@ -130,9 +130,8 @@ public final class HandLandmarker: Sendable {
     /// - Parameters:
     ///   - image: any ``PixelFormat``, upright.
     ///   - bodies: called at most once, on another thread beside the palm detector and landmark runs, unless the
-    ///     wrist search is off (its result is unused when the palms alone give ``Options/maxHands`` hands); the people in the
-    ///     image (pixels), e.g.
-    ///     `{ try poseLandmarker.detect(in: image) }`. `nil`: no wrist search.
+    ///     wrist search is off (its result is unused when the palms alone give ``Options/maxHands`` hands); the
+    ///     people in the image (pixels), e.g. `{ try poseLandmarker.detect(in: image) }`. `nil`: no wrist search.
     /// - Returns: up to ``Options/maxHands`` hands, largest first.
     /// - Throws: errors of the sampler, the interpreters or `bodies`.
     /// - Complexity: one palm-detector run plus `1 + recropPasses` landmark runs per candidate ROI (strong palms,

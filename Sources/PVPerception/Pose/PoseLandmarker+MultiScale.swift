@@ -109,11 +109,11 @@ extension PoseLandmarker {
         let detector = self.detector, minScore = multi.tileMinDetectionScore, wholeMinScore = options.minDetectionScore
         let searchTile = { @Sendable (tile: RotatedRect) in try detector.detect(in: image, region: tile, minScore: minScore) }
         // Which tiles get searched depends on the landmark boxes of the people found, but a tile's detections do
-        // not. So while one core runs the whole-image detector, the other searches tiles, those farthest from the
-        // image's centre first; with a single whole-image detection (one landmark run, a core left idle) it goes on
-        // beside that run, those farthest from the person's head-to-hips line first (the least likely to be
-        // covered), until it ends. Only the tiles the people found leave uncovered are used, so the result is
-        // exactly that of searching after them.
+        // not. So while one core runs the whole-image detector, the other searches tiles, those holding the least
+        // of the whole-image selfie mask first (``leastPersonFirst``); with a single whole-image detection (one
+        // landmark run, a core left idle) it searches one more beside that run, the unsearched one farthest from
+        // the person's head-to-hips line (the least likely to be covered). Only the tiles the people found leave
+        // uncovered are used, so the result is exactly that of searching after them.
         let early = Mutex<(done: Bool, found: [Int: [Detection]])>((false, [:]))
         let searchBeside = wholeImage == nil && maxPeople > 1 && tilesBeside && !allTiles.isEmpty
         @Sendable func searchUntilDone(_ order: [Int], atMost limit: Int = .max) throws {

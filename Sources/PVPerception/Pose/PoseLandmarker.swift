@@ -201,8 +201,7 @@ public final class PoseLandmarker: Sendable {
         func run(_ detection: Detection) -> (@Sendable () throws -> PersonPose?) {
             { [self] in
                 let roi = Self.roi(for: detection)
-                guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite,
-                    var person = try landmarks(in: image, roi: roi)
+                guard roi.hasSampleableCentreAndSide, var person = try landmarks(in: image, roi: roi)
                 else { return nil }
                 person.detectionScore = detection.score
                 return person

@@ -126,14 +126,7 @@ enum VNFacePipeline {
                         return first
                     }
                     guard let first = ready, let refiner else { return }
-                    queue.withLock {
-                        $0.append {
-                            let roi = FaceLandmarker.roi(for: first.landmarks)
-                            let refined = try refiner.landmarks(in: region, roi: roi)?.measuringSpread(from: first)
-                                ?? refiner.refiningIrises(first, in: region)
-                            _ = shared(scope) { $0.refined[roi] = .some(refined) }
-                        }
-                    }
+                    queue.withLock { $0.append { _ = try Self.refined(from: first, in: region, by: refiner, scope: scope) } }
                 }
                 alongside = { faces in
                     let rois = faces.prefix(maximumFaces).map { FaceLandmarker.roi(for: $0) }
@@ -141,7 +134,7 @@ enum VNFacePipeline {
                     if let refiner {
                         for (k, roi) in rois.enumerated() {
                             jobs.append {
-                                guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite else { return }
+                                guard roi.hasSampleableCentreAndSide else { return }
                                 let found = try refiner.attentionLandmarks(in: region, roi: roi)
                                 _ = shared(scope) { $0.attentionEarly[roi] = .some(found) }
                                 settle(k, attention: .some(found))
@@ -232,8 +225,22 @@ enum VNFacePipeline {
     /// `landmarker`'s mesh on `roi`, or `nil` when the ROI cannot be sampled (not finite, or empty) or the mesh
     /// finds no face there.
     static func mesh(on roi: RotatedRect, in region: PixelBuffer, by landmarker: FaceLandmarker) throws -> FaceMesh? {
-        guard roi.width > 0, roi.width.isFinite, roi.centerX.isFinite, roi.centerY.isFinite else { return nil }
+        guard roi.hasSampleableCentreAndSide else { return nil }
         return try landmarker.landmarks(in: region, roi: roi)
+    }
+
+    /// The iris-refining mesh on the ROI `first` defines (MediaPipe's tracking ROI, which aligns the crop with the face
+    /// better than a detector's box, as the eyes and irises need), with its spread from `first`; `first` refined by
+    /// the iris model where that mesh finds no face. Kept in `scope`, so it runs once per handler region.
+    static func refined(from first: FaceMesh, in region: PixelBuffer, by landmarker: FaceLandmarker, scope: Scope?) throws
+        -> FaceMesh?
+    {
+        let roi = FaceLandmarker.roi(for: first.landmarks)
+        if let known = shared(scope, { $0.refined[roi] }) ?? nil { return known }
+        let refined = try landmarker.landmarks(in: region, roi: roi)?.measuringSpread(from: first)
+            ?? landmarker.refiningIrises(first, in: region)
+        _ = shared(scope) { $0.refined[roi] = .some(refined) }
+        return refined
     }
 
     /// The mesh (with irises when `irises`) for an observation on `region`. When the observation came from
@@ -267,14 +274,7 @@ enum VNFacePipeline {
                 }
                 if let m = source.mesh {
                     guard irises else { return m }
-                    // A second mesh pass on the ROI the first mesh defines (MediaPipe's tracking ROI) aligns the
-                    // crop with the face better than the detector's box does, which the eyes and iris need.
-                    let roi = FaceLandmarker.roi(for: m.landmarks)
-                    if let known = shared(scope, { $0.refined[roi] }) ?? nil { return known }
-                    let refined = try landmarker.landmarks(in: region, roi: roi)?.measuringSpread(from: m)
-                        ?? landmarker.refiningIrises(m, in: region)
-                    _ = shared(scope) { $0.refined[roi] = .some(refined) }
-                    return refined
+                    return try Self.refined(from: m, in: region, by: landmarker, scope: scope)
                 }
                 if let d = source.detection {
                     return try landmarker.landmarks(in: region, roi: FaceLandmarker.roi(for: d))
