@@ -311,7 +311,10 @@ typedef struct {
         rows[ky] = iy >= job->pad_top && iy - job->pad_top < job->in_h ? job->input + (iy - job->pad_top) * job->in_w * C \
                                                                        : job->zeros;                             \
     }                                                                                                            \
-    float *out_row = job->output + oy * job->out_w * C;
+    float *out_row = PVK_DW_OUT_ROW;
+
+// Where a depthwise task writes its output row (the fused depthwise-pointwise task writes to a scratch row).
+#define PVK_DW_OUT_ROW job->output + oy * job->out_w * C
 
 // The channel blocks [CB_BEGIN, CB_END) in steps of W.
 #define PVK_DW_BLOCKS(V, W, LOAD, ZERO, SET1, FMA, MAX, MIN, STORE, NX, CB_BEGIN, CB_END)                       \
@@ -506,10 +509,8 @@ typedef struct {
 // Pixels per task: a block of input rows stays in the level-1 cache while every output chunk passes over it.
 #define PVK_PW_BLOCK 48
 
-static void pvk_pw_task(void *context, size_t block) {
-    const pvk_pw_job *job = context;
-    const size_t p0 = block * PVK_PW_BLOCK;
-    const size_t p1 = p0 + PVK_PW_BLOCK < job->pixels ? p0 + PVK_PW_BLOCK : job->pixels;
+// Pixels [p0, p1) of `job`, reading them from `input` (pixel p0's first channel) instead of `job->input`.
+PVK_INLINE void pvk_pw_span(const pvk_pw_job *job, const float *input, size_t p0, size_t p1) {
     const size_t in_c = job->in_c, out_c = job->out_c;
     for (size_t o = 0; o < out_c;) {
         const size_t width = pvk_chunk_width(out_c - o);
@@ -525,14 +526,45 @@ static void pvk_pw_task(void *context, size_t block) {
         const float *w = job->packed + o * in_c, *b = job->bias + o, *sl = job->slopes ? job->slopes + o : NULL;
         size_t p = p0;
         for (; p + mr <= p1; p += mr)
-            tile(job->input + p * in_c, in_c, w, b, job->residual ? job->residual + p * out_c + o : NULL, sl,
+            tile(input + (p - p0) * in_c, in_c, w, b, job->residual ? job->residual + p * out_c + o : NULL, sl,
                  job->output + p * out_c + o, out_c, job->lo, job->hi);
         for (; p < p1; p++)
-            single(job->input + p * in_c, in_c, w, b, job->residual ? job->residual + p * out_c + o : NULL, sl,
+            single(input + (p - p0) * in_c, in_c, w, b, job->residual ? job->residual + p * out_c + o : NULL, sl,
                    job->output + p * out_c + o, out_c, job->lo, job->hi);
         o += width;
     }
 }
+
+static void pvk_pw_task(void *context, size_t block) {
+    const pvk_pw_job *job = context;
+    const size_t p0 = block * PVK_PW_BLOCK;
+    const size_t p1 = p0 + PVK_PW_BLOCK < job->pixels ? p0 + PVK_PW_BLOCK : job->pixels;
+    pvk_pw_span(job, job->input + p0 * job->in_c, p0, p1);
+}
+
+// A depthwise convolution whose output only a 1×1 convolution reads, fused: each task computes one depthwise
+// output row into a scratch row on its stack (it stays in the level-1 cache) and runs the 1×1 convolution
+// over it at once, so the depthwise output never reaches memory. The arithmetic is that of the two kernels.
+typedef struct {
+    pvk_dw_job dw;
+    pvk_pw_job pw;
+} pvk_dwpw_job;
+
+#undef PVK_DW_OUT_ROW
+#define PVK_DW_OUT_ROW scratch
+#define PVK_DWPW_TASK(KS, ST, NXW)                                                                     \
+    PVK_WIDE static void pvk_dwpw_##KS##_##ST(void *context, size_t oy) {                               \
+        const pvk_dwpw_job *fused = context;                                                             \
+        const pvk_dw_job *job = &fused->dw;                                                              \
+        enum { KSIZE = KS, STRIDE = ST };                                                                \
+        float scratch[PVK_DWPW_SCRATCH] __attribute__((aligned(64)));                                    \
+        PVK_DW_WIDE_BODY(NXW)                                                                            \
+        pvk_pw_span(&fused->pw, scratch, oy * job->out_w, (oy + 1) * job->out_w);                        \
+    }
+PVK_DWPW_TASK(3, 1, 8)
+PVK_DWPW_TASK(3, 2, 8)
+PVK_DWPW_TASK(5, 1, 4)
+PVK_DWPW_TASK(5, 2, 4)
 #endif
 
 int pvk_pointwise_supported(size_t input_channels, size_t output_channels) {
@@ -573,6 +605,39 @@ int pvk_pointwise(const float *input, float *output, size_t pixels, size_t input
 #else
     (void)input; (void)output; (void)pixels; (void)input_channels; (void)output_channels; (void)packed;
     (void)packed_bias; (void)residual; (void)slopes; (void)output_min; (void)output_max; (void)pool;
+    return 0;
+#endif
+}
+
+int pvk_depthwise_pointwise(const float *input, float *output, size_t in_h, size_t in_w, size_t channels,
+                            size_t out_h, size_t out_w, size_t kernel, size_t stride, size_t pad_top, size_t pad_left,
+                            const float *dw_weights, const float *dw_bias, const float *zeros, float dw_min,
+                            float dw_max, size_t output_channels, const float *packed, const float *packed_bias,
+                            const float *residual, const float *slopes, float output_min, float output_max,
+                            pthreadpool_t pool) {
+#if defined(__x86_64__)
+    if (pvk_depthwise_level(channels, kernel, stride, 2) != 2 || !pvk_pointwise_supported(channels, output_channels) ||
+        out_w * channels > PVK_DWPW_SCRATCH || out_h == 0 || out_w == 0 || !zeros)
+        return 0;
+    size_t x_begin = (pad_left + stride - 1) / stride;
+    size_t x_end = in_w + pad_left >= kernel ? (in_w + pad_left - kernel) / stride + 1 : 0;
+    if (x_end > out_w) x_end = out_w;
+    if (x_begin > out_w) x_begin = out_w;
+    if (x_end < x_begin) x_end = x_begin;
+    pvk_dwpw_job job = {
+        {input, NULL, dw_weights, dw_bias, zeros, in_h, in_w, channels, out_h, out_w, pad_top, pad_left, x_begin,
+         x_end, dw_min, dw_max},
+        {NULL, packed, packed_bias, residual, slopes, output, out_h * out_w, channels, output_channels, output_min,
+         output_max}};
+    int k5 = kernel == 5, s2 = stride == 2;
+    void (*task)(void *, size_t) = k5 ? (s2 ? pvk_dwpw_5_2 : pvk_dwpw_5_1) : (s2 ? pvk_dwpw_3_2 : pvk_dwpw_3_1);
+    pthreadpool_parallelize_1d(pool, task, &job, out_h, 0);
+    return 1;
+#else
+    (void)input; (void)output; (void)in_h; (void)in_w; (void)channels; (void)out_h; (void)out_w; (void)kernel;
+    (void)stride; (void)pad_top; (void)pad_left; (void)dw_weights; (void)dw_bias; (void)zeros; (void)dw_min;
+    (void)dw_max; (void)output_channels; (void)packed; (void)packed_bias; (void)residual; (void)slopes;
+    (void)output_min; (void)output_max; (void)pool;
     return 0;
 #endif
 }

@@ -200,6 +200,17 @@ extension Interpreter {
                 residual.map { UnsafePointer(pointer($0)) }, slopes.map { UnsafePointer($0.pointer) }, clamp.min, clamp.max,
                 pool.handle)
             precondition(done != 0, "\(node.name): the pointwise kernel refused \(node.kind.summary)")
+        case (.depthwisePointwise(let dw, let zeros, let packed, let packedBias, let residual, let slopes, let clamp),
+            .convolution(_, _, let inC, let outC, _)):
+            guard case .depthwiseConvolution(let w, _, _, let dwClamp) = dw.kind else { preconditionFailure("\(node.name): not a depthwise node") }
+            let ys = shapes[dw.outputs[0]]
+            let done = pvk_depthwise_pointwise(
+                input, output, xs[1], xs[2], inC, ys[1], ys[2], w.kernelH, w.strideH, w.padTop, w.padLeft,
+                UnsafePointer(pointer(dw.inputs[1])), dw.inputs.count > 2 && dw.inputs[2] >= 0 ? UnsafePointer(pointer(dw.inputs[2])) : nil,
+                zeros.pointer, dwClamp.min, dwClamp.max, outC, packed.pointer, packedBias.pointer,
+                residual.map { UnsafePointer(pointer($0)) }, slopes.map { UnsafePointer($0.pointer) }, clamp.min, clamp.max,
+                pool.handle)
+            precondition(done != 0, "\(node.name): the fused depthwise-pointwise kernel refused \(dw.kind.summary)")
         case (.depthwise(let zeros), .depthwiseConvolution(let w, _, let channels, let clamp)):
             let ys = shapes[node.outputs[0]]
             let level = pvk_depthwise(

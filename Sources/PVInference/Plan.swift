@@ -148,6 +148,13 @@ enum NativeKernel: Sendable {
     /// input row of zeros, read for the padding.
     case depthwise(zeros: FloatBuffer)
 
+    /// A `depthwise` node followed by the `pointwise` node that alone reads its output, run as one kernel
+    /// (`pvk_depthwise_pointwise`): `depthwise` is the folded node (its inputs are the depthwise input, weights
+    /// and bias), and the rest is the pointwise kernel's.
+    case depthwisePointwise(
+        depthwise: Node, zeros: FloatBuffer, packed: FloatBuffer, bias: FloatBuffer, residual: Int?, slopes: FloatBuffer?,
+        clamp: Node.Clamp)
+
     /// Set `PEOPLEVISION_XNNPACK_ONLY=1` to run every supported node on XNNPACK (for comparisons).
     static let enabled = ProcessInfo.processInfo.environment["PEOPLEVISION_XNNPACK_ONLY"] != "1"
 }
@@ -492,6 +499,7 @@ extension Plan {
             chooseNativeKernels()
             fuseResidualAdds()
             fusePReLUs()
+            fuseDepthwisePointwise()
         }
         try stage()
     }
@@ -633,6 +641,37 @@ extension Plan {
             nodes[n] = Node(kind: node.kind, inputs: node.inputs, outputs: prelu.outputs, operatorIndex: node.operatorIndex, name: node.name)
             nativeKernels[n] = .pointwise(packed: packed, bias: bias, residual: residual, slopes: slopes, clamp: Node.Clamp())
             removed.insert(users[0])
+        }
+        removeNodes(removed)
+    }
+
+    /// Fuses a `pvk_depthwise` node into the `pvk_pointwise` node that alone reads its output: each depthwise
+    /// output row then stays in the level-1 cache instead of going out to memory and back (on the 96×96 layers of
+    /// the face detectors the whole output is larger than the level-2 cache). Only 3×3 windows, rows of 32 to
+    /// 4096 floats' worth of pixels and at most 16384 1×1 weights: there the fused kernel measured 2–7 % faster per
+    /// model (face detectors, face mesh, pose landmarks; in-process alternation). With 5×5 windows, or short rows
+    /// and many channels (the 1×1 weights then reread for every short row), the separate kernels were as fast or
+    /// faster.
+    private mutating func fuseDepthwisePointwise() {
+        let consumers = consumersByTensor()
+        var removed = Set<Int>()
+        for (n, node) in nodes.enumerated() {
+            guard case .pointwise(let packed, let bias, let residual, let slopes, let clamp)? = nativeKernels[n],
+                let t = node.inputs.first, !outputs.contains(t), consumers[t]?.count == 1,
+                let d = nodes.indices.first(where: { nodes[$0].outputs.contains(t) }), d < n,
+                case .depthwise(let zeros)? = nativeKernels[d], nodes[d].outputs.count == 1,
+                case .depthwiseConvolution(let window, _, let channels, _) = nodes[d].kind, window.kernelH == 3,
+                case .convolution(_, _, _, let outC, _) = node.kind, shapes[t].count == 4, shapes[t][2] >= 32,
+                shapes[t][2] * channels <= min(4096, Int(PVK_DWPW_SCRATCH)), channels * outC <= 16384
+            else { continue }
+            let dw = nodes[d]
+            // The fused node reads the depthwise input (and its weights) in place of the depthwise output.
+            nodes[n] = Node(
+                kind: node.kind, inputs: [dw.inputs[0]] + node.inputs.dropFirst() + dw.inputs.dropFirst(),
+                outputs: node.outputs, operatorIndex: node.operatorIndex, name: node.name)
+            nativeKernels[n] = .depthwisePointwise(
+                depthwise: dw, zeros: zeros, packed: packed, bias: bias, residual: residual, slopes: slopes, clamp: clamp)
+            removed.insert(d)
         }
         removeNodes(removed)
     }

@@ -64,6 +64,19 @@ int pvk_pointwise(const float *input, float *output, size_t pixels, size_t input
                   const float *packed, const float *packed_bias, const float *residual, const float *slopes,
                   float output_min, float output_max, pthreadpool_t pool);
 
+/// Most floats of one depthwise output row (`out_w × channels`) `pvk_depthwise_pointwise` fuses (its scratch row).
+#define PVK_DWPW_SCRATCH 16384
+
+/// `pvk_depthwise` (AVX-512 level) followed by `pvk_pointwise` on its output, fused row by row so that the
+/// depthwise output is never stored: the same arithmetic, so the same results as the two calls. Returns 0 with the
+/// output untouched when either kernel would refuse its part or a depthwise row exceeds `PVK_DWPW_SCRATCH` floats.
+int pvk_depthwise_pointwise(const float *input, float *output, size_t in_h, size_t in_w, size_t channels,
+                            size_t out_h, size_t out_w, size_t kernel, size_t stride, size_t pad_top, size_t pad_left,
+                            const float *dw_weights, const float *dw_bias, const float *zeros, float dw_min,
+                            float dw_max, size_t output_channels, const float *packed, const float *packed_bias,
+                            const float *residual, const float *slopes, float output_min, float output_max,
+                            pthreadpool_t pool);
+
 /// Fills `expanded` (9 × width × channels floats) from [3][3][channels] weights.
 void pvk_expand_taps(const float *weights, size_t width, size_t channels, float *expanded);
 
