@@ -102,16 +102,153 @@ static inline __m128 sample(const uint8_t *src, size_t stride, int width, int he
     return lerp(top, bottom, _mm_set1_ps(ay));
 }
 
+// AVX-512: sixteen output pixels at a time, the four neighbours of each fetched with gathers and the channels
+// taken apart into three vectors (R, G, B) that are interleaved again on the way out. Each lane does the scalar
+// path's arithmetic in the same order, so the values are the same.
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define CIMG_WIDE __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
+
+static int wide_available(void) {
+    static int cached = -1;
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw");
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
+// One channel (byte offset `off`) of sixteen gathered pixels, as floats.
+CIMG_WIDE static inline __m512 channel(__m512i pixels, int off) {
+    return _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srlv_epi32(pixels, _mm512_set1_epi32(8 * off)), _mm512_set1_epi32(0xFF)));
+}
+
+CIMG_WIDE static inline __m512 lerp16(__m512 a, __m512 b, __m512 t) {
+    return _mm512_add_ps(a, _mm512_mul_ps(_mm512_sub_ps(b, a), t));
+}
+
+// Bilinear R, G, B of sixteen pixels whose 2×2 blocks start at byte offsets `top` (from `src`), with weights
+// `ax`, `ay`, scaled and offset, stored interleaved at `out` (48 floats).
+CIMG_WIDE static inline void blend_store(const uint8_t *src, size_t stride, __m512i top, __m512 ax, __m512 ay,
+                                          int r_off, int g_off, int b_off, __m512 vs, __m512 vo, float *out) {
+    const __m512i bottom = _mm512_add_epi32(top, _mm512_set1_epi32((int)stride));
+    const __m512i four = _mm512_set1_epi32(4);
+    const __m512i p00 = _mm512_i32gather_epi32(top, src, 1);
+    const __m512i p01 = _mm512_i32gather_epi32(_mm512_add_epi32(top, four), src, 1);
+    const __m512i p10 = _mm512_i32gather_epi32(bottom, src, 1);
+    const __m512i p11 = _mm512_i32gather_epi32(_mm512_add_epi32(bottom, four), src, 1);
+    __m512 c[3];
+    const int offs[3] = {r_off, g_off, b_off};
+    for (int k = 0; k < 3; k++) {
+        __m512 t = lerp16(channel(p00, offs[k]), channel(p01, offs[k]), ax);
+        __m512 b = lerp16(channel(p10, offs[k]), channel(p11, offs[k]), ax);
+        c[k] = _mm512_add_ps(_mm512_mul_ps(lerp16(t, b, ay), vs), vo);
+    }
+    // Interleave: lane j of output vector v holds channel (16v + j) % 3 of pixel (16v + j) / 3.
+    static const int32_t rg[3][16] = {
+        {0, 16, 0, 1, 17, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5},
+        {21, 0, 6, 22, 0, 7, 23, 0, 8, 24, 0, 9, 25, 0, 10, 26},
+        {0, 11, 27, 0, 12, 28, 0, 13, 29, 0, 14, 30, 0, 15, 31, 0},
+    };
+    static const int32_t withb[3][16] = {
+        {0, 1, 16, 3, 4, 17, 6, 7, 18, 9, 10, 19, 12, 13, 20, 15},
+        {0, 21, 2, 3, 22, 5, 6, 23, 8, 9, 24, 11, 12, 25, 14, 15},
+        {26, 1, 2, 27, 4, 5, 28, 7, 8, 29, 10, 11, 30, 13, 14, 31},
+    };
+    for (int v = 0; v < 3; v++) {
+        __m512 t = _mm512_permutex2var_ps(c[0], _mm512_loadu_si512(rg[v]), c[1]);
+        _mm512_storeu_ps(out + 16 * v, _mm512_permutex2var_ps(t, _mm512_loadu_si512(withb[v]), c[2]));
+    }
+}
+
+// Returns the first pixel not written: every whole group of sixteen, with vectors where all its blocks lie inside
+// the image (exactly its 48 floats written) and pixel by pixel where not; the scalar path finishes the row.
+CIMG_WIDE static int sample_row_wide(const uint8_t *src, size_t stride, int width, int height, int r_off, int g_off,
+                                     int b_off, double sx, double sy, double step_x, double step_y, int count,
+                                     float scale, float offset, int zero_border, float *out) {
+    const int order = order_of(r_off, g_off, b_off);
+    const __m128 ss = _mm_set1_ps(scale), so = _mm_set1_ps(offset);
+    const __m512 vs = _mm512_set1_ps(scale), vo = _mm512_set1_ps(offset);
+    const __m512d lane_lo = _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7), lane_hi = _mm512_setr_pd(8, 9, 10, 11, 12, 13, 14, 15);
+    const __m512d lo = _mm512_set1_pd(-2), hix = _mm512_set1_pd((double)width + 1), hiy = _mm512_set1_pd((double)height + 1);
+    const __m512d two = _mm512_set1_pd(2);
+    const __m512i xmax = _mm512_set1_epi32(width - 1), ymax = _mm512_set1_epi32(height - 1);
+    int i = 0;
+    for (; i + 16 <= count; i += 16) {
+        __m256i x0h[2], y0h[2];
+        __m256 axh[2], ayh[2];
+        for (int h = 0; h < 2; h++) {
+            const __m512d idx = _mm512_add_pd(_mm512_set1_pd((double)i), h ? lane_hi : lane_lo);
+            // As the scalar path: position, clamp far positions, floor by truncating a non-negative value.
+            __m512d px = _mm512_add_pd(_mm512_set1_pd(sx), _mm512_mul_pd(idx, _mm512_set1_pd(step_x)));
+            __m512d py = _mm512_add_pd(_mm512_set1_pd(sy), _mm512_mul_pd(idx, _mm512_set1_pd(step_y)));
+            px = _mm512_min_pd(_mm512_max_pd(px, lo), hix);
+            py = _mm512_min_pd(_mm512_max_pd(py, lo), hiy);
+            const __m256i xi = _mm256_sub_epi32(_mm512_cvttpd_epi32(_mm512_add_pd(px, two)), _mm256_set1_epi32(2));
+            const __m256i yi = _mm256_sub_epi32(_mm512_cvttpd_epi32(_mm512_add_pd(py, two)), _mm256_set1_epi32(2));
+            axh[h] = _mm512_cvtpd_ps(_mm512_sub_pd(px, _mm512_cvtepi32_pd(xi)));
+            ayh[h] = _mm512_cvtpd_ps(_mm512_sub_pd(py, _mm512_cvtepi32_pd(yi)));
+            x0h[h] = xi;
+            y0h[h] = yi;
+        }
+        const __m512i x0 = _mm512_inserti64x4(_mm512_castsi256_si512(x0h[0]), x0h[1], 1);
+        const __m512i y0 = _mm512_inserti64x4(_mm512_castsi256_si512(y0h[0]), y0h[1], 1);
+        const __mmask16 inside = _mm512_cmpge_epi32_mask(x0, _mm512_setzero_si512()) &
+                                 _mm512_cmpge_epi32_mask(y0, _mm512_setzero_si512()) & _mm512_cmplt_epi32_mask(x0, xmax) &
+                                 _mm512_cmplt_epi32_mask(y0, ymax);
+        if (inside != 0xFFFF) {
+            // A group crossing the border: pixel by pixel (each four-float store is overwritten by the next pixel).
+            for (int k = i; k < i + 16; k++) {
+                __m128 v = sample(src, stride, width, height, sx + (double)k * step_x, sy + (double)k * step_y, zero_border);
+                store_rgb(out, k, count - 1, to_rgb(v, order, r_off, g_off, b_off, ss, so));
+            }
+            continue;
+        }
+        const __m512 ax = _mm512_insertf32x8(_mm512_castps256_ps512(axh[0]), axh[1], 1);
+        const __m512 ay = _mm512_insertf32x8(_mm512_castps256_ps512(ayh[0]), ayh[1], 1);
+        const __m512i top = _mm512_add_epi32(_mm512_mullo_epi32(y0, _mm512_set1_epi32((int)stride)), _mm512_slli_epi32(x0, 2));
+        blend_store(src, stride, top, ax, ay, r_off, g_off, b_off, vs, vo, out + 3 * (size_t)i);
+    }
+    return i;
+}
+
+// The interior run of an axis-aligned row, sixteen pixels at a time; returns the first pixel not written (the
+// scalar path does the rest).
+CIMG_WIDE static int table_row_wide(const uint8_t *src, size_t stride, int r_off, int g_off, int b_off,
+                                    const intptr_t *xs, const float *ax, long y0, float ay, int first, int end,
+                                    float scale, float offset, float *out) {
+    const __m512 vs = _mm512_set1_ps(scale), vo = _mm512_set1_ps(offset), vay = _mm512_set1_ps(ay);
+    const __m512i row = _mm512_set1_epi32((int)((size_t)y0 * stride));
+    int i = first;
+    for (; i + 16 <= end; i += 16) {
+        const __m256i lo = _mm512_cvtepi64_epi32(_mm512_loadu_si512(xs + i));
+        const __m256i hi = _mm512_cvtepi64_epi32(_mm512_loadu_si512(xs + i + 8));
+        const __m512i x0 = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+        const __m512i top = _mm512_add_epi32(row, _mm512_slli_epi32(x0, 2));
+        blend_store(src, stride, top, _mm512_loadu_ps(ax + i), vay, r_off, g_off, b_off, vs, vo, out + 3 * (size_t)i);
+    }
+    return i;
+}
+#endif
+
 void cimg_sample_rgb4_row(const uint8_t *restrict src, size_t stride, int width, int height, int r_off, int g_off,
                           int b_off, double sx, double sy, double step_x, double step_y, int count, float scale,
                           float offset, int zero_border, float *restrict out) {
     const int order = order_of(r_off, g_off, b_off);
     const __m128 vs = _mm_set1_ps(scale), vo = _mm_set1_ps(offset);
-    for (int i = 0; i < count; i++) {
-        __m128 v = sample(src, stride, width, height, sx, sy, zero_border);
+    int i = 0;
+#if defined(__x86_64__)
+    if (wide_available() && (order == 0 || order == 1 || order == 2) && (size_t)height * stride < (1u << 31))
+        i = sample_row_wide(src, stride, width, height, r_off, g_off, b_off, sx, sy, step_x, step_y, count, scale,
+                            offset, zero_border, out);
+#endif
+    for (; i < count; i++) {
+        __m128 v = sample(src, stride, width, height, sx + (double)i * step_x, sy + (double)i * step_y, zero_border);
         store_rgb(out, i, count - 1, to_rgb(v, order, r_off, g_off, b_off, vs, vo));
-        sx += step_x;
-        sy += step_y;
     }
 }
 
@@ -120,6 +257,10 @@ void cimg_sample_rgb4_row_table(const uint8_t *restrict src, size_t stride, int 
                                 int end, float scale, float offset, float *restrict out) {
     const int order = order_of(r_off, g_off, b_off);
     const __m128 vs = _mm_set1_ps(scale), vo = _mm_set1_ps(offset);
+#if defined(__x86_64__)
+    if (wide_available() && (order == 0 || order == 1 || order == 2) && (size_t)(y0 + 1) * stride < (1u << 31))
+        first = table_row_wide(src, stride, r_off, g_off, b_off, xs, ax, y0, ay, first, end, scale, offset, out);
+#endif
     for (int i = first; i < end; i++) {
         // The pixel after the interior run is written later (or is past the row), so only the run's last
         // pixel stores three floats.

@@ -43,8 +43,8 @@ void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride,
                              float band, float *restrict out, size_t out_stride, int first_row, int row_count,
                              int height, const int32_t *restrict x0, const float *restrict wx, float *restrict scratch);
 /// One row of `TensorSampler`'s bilinear warp from a 4-byte-per-pixel image (`r_off`, `g_off`, `b_off`: channel
-/// byte offsets): `count` output pixels, the first read at pixel-centre position (`sx`, `sy`), each next one
-/// `step_x`, `step_y` further (accumulated); outside the image, zero (`zero_border`) or the nearest edge pixel.
+/// byte offsets): `count` output pixels, pixel `i` read at pixel-centre position (`sx + i·step_x`, `sy + i·step_y`);
+/// outside the image, zero (`zero_border`) or the nearest edge pixel.
 /// Writes `3·count` floats `value·scale + offset` (R, G, B). Same arithmetic as the Swift sampler, bit for bit.
 void cimg_sample_rgb4_row(const uint8_t *restrict src, size_t stride, int width, int height, int r_off, int g_off,
                           int b_off, double sx, double sy, double step_x, double step_y, int count, float scale,

@@ -182,15 +182,17 @@ private struct TensorSamplingJob: RGBPixelSourceVisitor {
                 let rowX = g.originX + Double(j) * g.rowStepX
                 let rowY = g.originY + Double(j) * g.rowStepY
                 let out = output + j &* tw &* 3
-                var sx = rowX, sy = rowY
+                // Positions from the row's start (not accumulated), as the C row kernel computes them.
+                @inline(__always) func at(_ i: Int) -> SIMD4<Float> {
+                    let d = Double(i)
+                    return bilinearRGB(source, rowX + d * g.columnStepX, rowY + d * g.columnStepY, zeroBorder: zeroBorder) * scale
+                        + offset
+                }
                 // Four-float stores overlap the next pixel; the row's last pixel stores three.
                 for i in 0..<(tw &- 1) {
-                    let t = bilinearRGB(source, sx, sy, zeroBorder: zeroBorder) * scale + offset
-                    UnsafeMutableRawPointer(out + i &* 3).storeBytes(of: t, as: SIMD4<Float>.self)
-                    sx += g.columnStepX
-                    sy += g.columnStepY
+                    UnsafeMutableRawPointer(out + i &* 3).storeBytes(of: at(i), as: SIMD4<Float>.self)
                 }
-                let t = bilinearRGB(source, sx, sy, zeroBorder: zeroBorder) * scale + offset
+                let t = at(tw &- 1)
                 let last = out + (tw &- 1) &* 3
                 last[0] = t[0]
                 last[1] = t[1]
