@@ -110,38 +110,63 @@ extension PoseLandmarker {
         let searchTile = { @Sendable (tile: RotatedRect) in try detector.detect(in: image, region: tile, minScore: minScore) }
         // Which tiles get searched depends on the landmark boxes of the people found, but a tile's detections do
         // not. So while one core runs the whole-image detector, the other searches tiles, those holding the least
-        // of the whole-image selfie mask first (``leastPersonFirst``); with a single whole-image detection (one
-        // landmark run, a core left idle) it searches one more beside that run, the unsearched one farthest from
-        // the person's head-to-hips line (the least likely to be covered). Only the tiles the people found leave
-        // uncovered are used, so the result is exactly that of searching after them.
-        let early = Mutex<(done: Bool, found: [Int: [Detection]])>((false, [:]))
+        // of the whole-image selfie mask first (``leastPersonFirst``). When that detector finds a single person, its
+        // core goes on to that person's landmark run at once, and the other starts at most one more tile after that:
+        // the unsearched one farthest from the person's head-to-hips line (the least likely to be covered). A landmark
+        // run takes about as long as a tile's detector run, so a second one would hold the search up by most of a
+        // run. Only the tiles the people found leave uncovered are used, so the result is exactly that of searching
+        // after them.
+        struct Search {
+            var done = false, landmarking = false
+            var found: [Int: [Detection]] = [:]
+            var claimed = Set<Int>()
+            var startedWhileLandmarking = 0
+            var awayFromPerson: [Int] = []
+        }
+        let early = Mutex(Search())
         let searchBeside = wholeImage == nil && maxPeople > 1 && tilesBeside && !allTiles.isEmpty
-        @Sendable func searchUntilDone(_ order: [Int], atMost limit: Int = .max) throws {
-            var searched = 0
-            for i in order {
-                if early.withLock({ $0.done }) || searched == limit { break }
-                if early.withLock({ $0.found[i] != nil }) { continue }
-                searched += 1
+        @Sendable func searchUntilDone(_ order: [Int]) throws {
+            while true {
+                let pick = early.withLock { state -> Int? in
+                    if state.done || (state.landmarking && state.startedWhileLandmarking >= 1) { return nil }
+                    let list = state.landmarking ? state.awayFromPerson : order
+                    guard let i = list.first(where: { !state.claimed.contains($0) }) else { return nil }
+                    state.claimed.insert(i)
+                    if state.landmarking { state.startedWhileLandmarking += 1 }
+                    return i
+                }
+                guard let i = pick else { return }
                 let detections = try searchTile(allTiles[i])
                 early.withLock { $0.found[i] = detections }
             }
         }
         var wholeFound: [Detection] = []
+        var onePerson: [PersonPose]?
         if wholeImage == nil {
             if searchBeside {
                 let proposer = multi.segmentationProposals ? try personProposals() : nil
                 let branches = try concurrently([
-                    { @Sendable in
+                    { @Sendable () throws -> ([Detection], [PersonPose]?) in
                         defer { early.withLock { $0.done = true } }
-                        return try detector.detect(in: image, minScore: wholeMinScore)
+                        let found = try detector.detect(in: image, minScore: wholeMinScore)
+                        guard found.count == 1 else { return (found, nil) }
+                        let head = found[0].box.center, hips = found[0].keypoints[0]
+                        let away = allTiles.indices.sorted {
+                            Self.distance(allTiles[$0].boundingBox.center, head, hips)
+                                > Self.distance(allTiles[$1].boundingBox.center, head, hips)
+                        }
+                        early.withLock {
+                            $0.awayFromPerson = away
+                            $0.landmarking = true
+                        }
+                        return (found, try self.landmarkWholeImage(found, in: image, maxPeople: maxPeople))
                     },
-                    { @Sendable in
+                    { @Sendable () throws -> ([Detection], [PersonPose]?) in
                         try searchUntilDone(try Self.leastPersonFirst(allTiles, in: image, proposer: proposer))
-                        return []
+                        return ([], nil)
                     },
                 ])
-                wholeFound = branches[0]
-                early.withLock { $0.done = false }
+                (wholeFound, onePerson) = branches[0]
             } else {
                 wholeFound = try detector.detect(in: image, minScore: wholeMinScore)
             }
@@ -150,24 +175,8 @@ extension PoseLandmarker {
         var people: [PersonPose]
         if let wholeImage {
             people = Array(wholeImage.prefix(maxPeople))
-        } else if whole.count == 1, searchBeside {
-            let head = whole[0].box.center, hips = whole[0].keypoints[0]
-            let order = allTiles.indices.sorted {
-                Self.distance(allTiles[$0].boundingBox.center, head, hips) > Self.distance(allTiles[$1].boundingBox.center, head, hips)
-            }
-            let branches = try concurrently([
-                { @Sendable in
-                    defer { early.withLock { $0.done = true } }
-                    return try self.landmarkWholeImage(whole, in: image, maxPeople: maxPeople)
-                },
-                { @Sendable in
-                    // One tile: a landmark run takes about as long as a tile's detector run, and a second tile
-                    // started just before the run ends would hold up the search by a whole detector run.
-                    try searchUntilDone(order, atMost: 1)
-                    return []
-                },
-            ])
-            people = branches[0]
+        } else if let onePerson {
+            people = onePerson
         } else {
             people = try landmarkWholeImage(whole, in: image, maxPeople: maxPeople)
         }
