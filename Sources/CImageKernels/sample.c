@@ -131,16 +131,17 @@ CIMG_WIDE static inline __m512 lerp16(__m512 a, __m512 b, __m512 t) {
     return _mm512_add_ps(a, _mm512_mul_ps(_mm512_sub_ps(b, a), t));
 }
 
-// Bilinear R, G, B of sixteen pixels whose 2×2 blocks start at byte offsets `top` (from `src`), with weights
-// `ax`, `ay`, scaled and offset, stored interleaved at `out` (48 floats).
-CIMG_WIDE static inline void blend_store(const uint8_t *src, size_t stride, __m512i top, __m512 ax, __m512 ay,
-                                          int r_off, int g_off, int b_off, __m512 vs, __m512 vo, float *out) {
-    const __m512i bottom = _mm512_add_epi32(top, _mm512_set1_epi32((int)stride));
-    const __m512i four = _mm512_set1_epi32(4);
-    const __m512i p00 = _mm512_i32gather_epi32(top, src, 1);
-    const __m512i p01 = _mm512_i32gather_epi32(_mm512_add_epi32(top, four), src, 1);
-    const __m512i p10 = _mm512_i32gather_epi32(bottom, src, 1);
-    const __m512i p11 = _mm512_i32gather_epi32(_mm512_add_epi32(bottom, four), src, 1);
+// Bilinear R, G, B of sixteen pixels from their four neighbours' byte offsets (from `src`; a lane whose bit is
+// clear in a neighbour's mask reads zero there), with weights `ax`, `ay`, scaled and offset, stored interleaved at
+// `out` (48 floats).
+CIMG_WIDE static inline void blend_store4(const uint8_t *src, __m512i o00, __m512i o01, __m512i o10, __m512i o11,
+                                           __mmask16 m00, __mmask16 m01, __mmask16 m10, __mmask16 m11, __m512 ax,
+                                           __m512 ay, int r_off, int g_off, int b_off, __m512 vs, __m512 vo, float *out) {
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i p00 = _mm512_mask_i32gather_epi32(zero, m00, o00, src, 1);
+    const __m512i p01 = _mm512_mask_i32gather_epi32(zero, m01, o01, src, 1);
+    const __m512i p10 = _mm512_mask_i32gather_epi32(zero, m10, o10, src, 1);
+    const __m512i p11 = _mm512_mask_i32gather_epi32(zero, m11, o11, src, 1);
     __m512 c[3];
     const int offs[3] = {r_off, g_off, b_off};
     for (int k = 0; k < 3; k++) {
@@ -165,13 +166,21 @@ CIMG_WIDE static inline void blend_store(const uint8_t *src, size_t stride, __m5
     }
 }
 
-// Returns the first pixel not written: every whole group of sixteen, with vectors where all its blocks lie inside
-// the image (exactly its 48 floats written) and pixel by pixel where not; the scalar path finishes the row.
+// Sixteen pixels whose 2×2 blocks lie inside the image and start at byte offsets `top`.
+CIMG_WIDE static inline void blend_store(const uint8_t *src, size_t stride, __m512i top, __m512 ax, __m512 ay,
+                                          int r_off, int g_off, int b_off, __m512 vs, __m512 vo, float *out) {
+    const __m512i bottom = _mm512_add_epi32(top, _mm512_set1_epi32((int)stride));
+    const __m512i four = _mm512_set1_epi32(4);
+    blend_store4(src, top, _mm512_add_epi32(top, four), bottom, _mm512_add_epi32(bottom, four), 0xFFFF, 0xFFFF, 0xFFFF,
+                 0xFFFF, ax, ay, r_off, g_off, b_off, vs, vo, out);
+}
+
+// Returns the first pixel not written: every whole group of sixteen (exactly its 48 floats written), with plain
+// gathers where all its blocks lie inside the image and clamped or masked ones where not; the scalar path finishes
+// the row.
 CIMG_WIDE static int sample_row_wide(const uint8_t *src, size_t stride, int width, int height, int r_off, int g_off,
                                      int b_off, double sx, double sy, double step_x, double step_y, int count,
                                      float scale, float offset, int zero_border, float *out) {
-    const int order = order_of(r_off, g_off, b_off);
-    const __m128 ss = _mm_set1_ps(scale), so = _mm_set1_ps(offset);
     const __m512 vs = _mm512_set1_ps(scale), vo = _mm512_set1_ps(offset);
     const __m512d lane_lo = _mm512_setr_pd(0, 1, 2, 3, 4, 5, 6, 7), lane_hi = _mm512_setr_pd(8, 9, 10, 11, 12, 13, 14, 15);
     const __m512d lo = _mm512_set1_pd(-2), hix = _mm512_set1_pd((double)width + 1), hiy = _mm512_set1_pd((double)height + 1);
@@ -201,11 +210,28 @@ CIMG_WIDE static int sample_row_wide(const uint8_t *src, size_t stride, int widt
                                  _mm512_cmpge_epi32_mask(y0, _mm512_setzero_si512()) & _mm512_cmplt_epi32_mask(x0, xmax) &
                                  _mm512_cmplt_epi32_mask(y0, ymax);
         if (inside != 0xFFFF) {
-            // A group crossing the border: pixel by pixel (each four-float store is overwritten by the next pixel).
-            for (int k = i; k < i + 16; k++) {
-                __m128 v = sample(src, stride, width, height, sx + (double)k * step_x, sy + (double)k * step_y, zero_border);
-                store_rgb(out, k, count - 1, to_rgb(v, order, r_off, g_off, b_off, ss, so));
+            // A group crossing the border: each neighbour outside reads zero, or the nearest edge pixel, as
+            // `border_read` does.
+            const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
+            const __m512i x1 = _mm512_add_epi32(x0, one), y1 = _mm512_add_epi32(y0, one);
+            const __m512i wlast = _mm512_set1_epi32(width - 1), hlast = _mm512_set1_epi32(height - 1);
+            const __m512i xa = _mm512_min_epi32(_mm512_max_epi32(x0, zero), wlast);
+            const __m512i xb = _mm512_min_epi32(_mm512_max_epi32(x1, zero), wlast);
+            const __m512i ya = _mm512_mullo_epi32(_mm512_min_epi32(_mm512_max_epi32(y0, zero), hlast), _mm512_set1_epi32((int)stride));
+            const __m512i yb = _mm512_mullo_epi32(_mm512_min_epi32(_mm512_max_epi32(y1, zero), hlast), _mm512_set1_epi32((int)stride));
+            __mmask16 mxa = 0xFFFF, mxb = 0xFFFF, mya = 0xFFFF, myb = 0xFFFF;
+            if (zero_border) {
+                mxa = _mm512_cmpeq_epi32_mask(xa, x0);
+                mxb = _mm512_cmpeq_epi32_mask(xb, x1);
+                mya = _mm512_cmpeq_epi32_mask(_mm512_min_epi32(_mm512_max_epi32(y0, zero), hlast), y0);
+                myb = _mm512_cmpeq_epi32_mask(_mm512_min_epi32(_mm512_max_epi32(y1, zero), hlast), y1);
             }
+            const __m512 ax = _mm512_insertf32x8(_mm512_castps256_ps512(axh[0]), axh[1], 1);
+            const __m512 ay = _mm512_insertf32x8(_mm512_castps256_ps512(ayh[0]), ayh[1], 1);
+            blend_store4(src, _mm512_add_epi32(ya, _mm512_slli_epi32(xa, 2)), _mm512_add_epi32(ya, _mm512_slli_epi32(xb, 2)),
+                         _mm512_add_epi32(yb, _mm512_slli_epi32(xa, 2)), _mm512_add_epi32(yb, _mm512_slli_epi32(xb, 2)),
+                         mxa & mya, mxb & mya, mxa & myb, mxb & myb, ax, ay, r_off, g_off, b_off, vs, vo,
+                         out + 3 * (size_t)i);
             continue;
         }
         const __m512 ax = _mm512_insertf32x8(_mm512_castps256_ps512(axh[0]), axh[1], 1);
