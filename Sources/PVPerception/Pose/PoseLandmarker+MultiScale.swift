@@ -117,15 +117,17 @@ extension PoseLandmarker {
         // run. Only the tiles the people found leave uncovered are used, so the result is exactly that of searching
         // after them.
         struct Search {
-            var done = false, landmarking = false
+            var done = false, landmarking = false, searchEnded = false
             var found: [Int: [Detection]] = [:]
             var claimed = Set<Int>()
             var startedWhileLandmarking = 0
             var awayFromPerson: [Int] = []
+            var masks: [Int: [Float]] = [:]
         }
         let early = Mutex(Search())
         let searchBeside = wholeImage == nil && maxPeople > 1 && tilesBeside && !allTiles.isEmpty
         @Sendable func searchUntilDone(_ order: [Int]) throws {
+            defer { early.withLock { $0.searchEnded = true } }
             while true {
                 let pick = early.withLock { state -> Int? in
                     if state.done || (state.landmarking && state.startedWhileLandmarking >= 1) { return nil }
@@ -145,6 +147,7 @@ extension PoseLandmarker {
         if wholeImage == nil {
             if searchBeside {
                 let proposer = multi.segmentationProposals ? try personProposals() : nil
+                let masker = multi.maxProposalRuns > 0 ? proposer : nil
                 let branches = try concurrently([
                     { @Sendable () throws -> ([Detection], [PersonPose]?) in
                         defer { early.withLock { $0.done = true } }
@@ -159,7 +162,18 @@ extension PoseLandmarker {
                             $0.awayFromPerson = away
                             $0.landmarking = true
                         }
-                        return (found, try self.landmarkWholeImage(found, in: image, maxPeople: maxPeople))
+                        let people = try self.landmarkWholeImage(found, in: image, maxPeople: maxPeople)
+                        // The proposal masks of the tiles this person leaves uncovered, while the other core ends its
+                        // tile (once it has, the rest are made on both).
+                        if let masker, people.count < maxPeople {
+                            let boxes = people.map(\.landmarkBoundingBox)
+                            for i in allTiles.indices where !Self.isCovered(allTiles[i], by: boxes, threshold: multi.coverageToSkipTile) {
+                                if early.withLock({ $0.searchEnded }) { break }
+                                let mask = try masker.mask(of: image, tile: allTiles[i])
+                                early.withLock { $0.masks[i] = mask }
+                            }
+                        }
+                        return (found, people)
                     },
                     { @Sendable () throws -> ([Detection], [PersonPose]?) in
                         try searchUntilDone(try Self.leastPersonFirst(allTiles, in: image, proposer: proposer))
@@ -189,18 +203,20 @@ extension PoseLandmarker {
 
         // The tiles are independent single-threaded detector runs: side by side, results in tile order. The
         // segmentation proposals' masks of the same tiles do not depend on who is found, so they are made in the
-        // same batch (on a core a lone remaining tile search would leave idle).
-        var searched = early.withLock { $0.found }
+        // same batch (on a core a lone remaining tile search would leave idle), those not made yet.
+        var (searched, made) = early.withLock { ($0.found, $0.masks) }
         let remaining = tiles.filter { searched[$0] == nil }
         let proposer = multi.segmentationProposals && multi.maxProposalRuns > 0 ? try personProposals() : nil
+        let unmasked = proposer == nil ? [] : tiles.filter { made[$0] == nil }
         enum Work: Sendable { case detections([Detection]), mask([Float]) }
         var jobs = remaining.map { i in { @Sendable in Work.detections(try searchTile(allTiles[i])) } }
         if let proposer {
-            jobs += tiles.map { i in { @Sendable in Work.mask(try proposer.mask(of: image, tile: allTiles[i])) } }
+            jobs += unmasked.map { i in { @Sendable in Work.mask(try proposer.mask(of: image, tile: allTiles[i])) } }
         }
         let done = try concurrently(jobs)
         for (k, i) in remaining.enumerated() { if case .detections(let d) = done[k] { searched[i] = d } }
-        let masks = done.dropFirst(remaining.count).compactMap { if case .mask(let m) = $0 { m } else { nil } }
+        for (k, i) in unmasked.enumerated() { if case .mask(let m) = done[remaining.count + k] { made[i] = m } }
+        let masks = proposer == nil ? [] : tiles.compactMap { made[$0] }
         var candidates = Array(tiles.compactMap { searched[$0] }.joined())
         // Across tiles: plain NMS (no averaging), highest score first.
         candidates = NonMaxSuppression.standard(candidates, iouThreshold: PoseDetector.iouThreshold)
