@@ -1,6 +1,8 @@
+import Foundation
 import PVImaging
 import PVInference
 import PVThreads
+import Synchronization
 
 /// Hands with 21 landmarks and handedness: MediaPipe's palm detector and hand landmark model
 /// (`palm_detection_{full,lite}.tflite` + `hand_landmark_{full,lite}.tflite`, MODELS.md §11.8–11.9), plus a
@@ -147,48 +149,85 @@ public final class HandLandmarker: Sendable {
         case .never: startBodies = false
         case .whenHandsMissing, .always: startBodies = bodies != nil
         }
-        enum Branch: Sendable { case palms(weak: [Detection], hands: [HandPose?]), people(Result<[PersonPose], any Error>) }
-        let palmBranch = { @Sendable [self] () throws -> Branch in
-            let (strong, weak) = try palmDetector.detect(
-                in: image, minScore: options.minDetectionScore, weakScore: options.weakPalmScore)
-            // Each palm's landmark runs are independent of the others': side by side, merged in palm order.
-            let found = try concurrently(strong.prefix(options.maxPalmCandidates).map { palm in
-                { @Sendable [self] in
-                    var hand = try refinedLandmarks(in: image, roi: Self.roi(forPalm: palm), source: .palm)
-                    hand?.detectionScore = palm.score
-                    return hand
-                }
-            })
-            return .palms(weak: weak, hands: found)
+        // One queue drained by every core: the palm detector, then each strong palm's landmark runs as soon as the
+        // palms are known, beside the body pass. The weak palms' runs are queued too, but a weak palm's run starts
+        // only once it is sure to be used (the strong palms' hands so far and those still running cannot reach
+        // maxHands without it), and is dropped once it cannot be; so a core freed early takes it instead of waiting
+        // for the others. The hands are merged afterwards in the same order as running the steps one after the other.
+        struct Found {
+            var strong: [Int: HandPose?] = [:]
+            var strongCount = 0
+            var weak: [Detection] = []
+            var weakTried: [Int: Result<HandPose?, any Error>] = [:]
+            var people: Result<[PersonPose], any Error>?
         }
-        var jobs = [palmBranch]
-        if startBodies, let bodies { jobs.append { .people(Result { try bodies() }) } }
-        var hands: [HandPose] = []
-        var weak: [Detection] = []
-        var people: Result<[PersonPose], any Error>?
-        for outcome in try concurrently(jobs) {
-            switch outcome {
-            case .palms(let weakPalms, let found):
-                weak = weakPalms
-                for hand in found { if let hand { insert(hand, into: &hands) } }
-            case .people(let found): people = found
+        let found = Mutex(Found())
+        let maxHands = options.maxHands
+        // Hands the finished strong palms give (merged as `insert` does) and strong palms still running.
+        @Sendable func strongSoFar() -> (hands: Int, pending: Int) {
+            found.withLock { f in
+                var merged: [HandPose] = []
+                for k in f.strong.keys.sorted() { if let hand = f.strong[k] ?? nil { insert(hand, into: &merged) } }
+                return (merged.count, f.strongCount - f.strong.count)
             }
         }
+        let weakEarly = CPUBudget.available > 1
+        var jobs: [(job: JobQueue.Job, mayAddJobs: Bool)] = [
+            (
+                { @Sendable [self] queue in
+                    let (strong, weak) = try palmDetector.detect(
+                        in: image, minScore: options.minDetectionScore, weakScore: options.weakPalmScore)
+                    let palms = Array(strong.prefix(options.maxPalmCandidates))
+                    found.withLock {
+                        $0.strongCount = palms.count
+                        $0.weak = weak
+                    }
+                    for (k, palm) in palms.enumerated() {
+                        queue.add { @Sendable [self] _ in
+                            var hand = try refinedLandmarks(in: image, roi: Self.roi(forPalm: palm), source: .palm)
+                            hand?.detectionScore = palm.score
+                            found.withLock { $0.strong[k] = .some(hand) }
+                        }
+                    }
+                    guard weakEarly else { return }
+                    for (j, palm) in weak.prefix(maxHands).enumerated() {
+                        queue.add { @Sendable [self] _ in
+                            // Weak palm j is used when the strong palms give fewer than maxHands − j hands.
+                            while true {
+                                let (hands, pending) = strongSoFar()
+                                if hands >= maxHands - j { return }
+                                if hands + pending < maxHands - j { break }
+                                sched_yield()
+                            }
+                            let outcome = Result { try weakPalmHand(palm, in: image) }
+                            found.withLock { $0.weakTried[j] = outcome }
+                        }
+                    }
+                }, true
+            )
+        ]
+        if startBodies, let bodies {
+            jobs.append(({ @Sendable _ in
+                let people = Result { try bodies() }
+                found.withLock { $0.people = people }
+            }, false))
+        }
+        try JobQueue.run(jobs)
+        let done = found.withLock { $0 }
+        var hands: [HandPose] = []
+        for k in done.strong.keys.sorted() { if let hand = done.strong[k] ?? nil { insert(hand, into: &hands) } }
+        let weak = done.weak
+        let people = done.people
         if hands.count < options.maxHands, !weak.isEmpty {
-            // The best weak palm per missing hand, side by side, merged in palm order. A weak palm's hand must make
-            // the model sure on the first pass before the re-crop passes are spent on it.
-            let found = try concurrently(weak.prefix(options.maxHands - hands.count).map { palm in
-                { @Sendable [self] in
-                    guard let first = try landmarks(in: image, roi: Self.roi(forPalm: palm), source: .palm),
-                        first.presence >= options.weakPalmMinPresence
-                    else { return nil as HandPose? }
-                    // The re-crop passes keep a pass only when its presence is not lower.
-                    var hand = try refinedLandmarks(from: first, in: image)
-                    hand.detectionScore = palm.score
-                    return hand
+            // The best weak palm per missing hand, merged in palm order (those not run above, side by side now).
+            let wanted = Array(weak.prefix(options.maxHands - hands.count))
+            let late = try concurrently(wanted.indices.map { j in
+                { @Sendable [self] () throws -> HandPose? in
+                    if let tried = done.weakTried[j] { return try tried.get() }
+                    return try weakPalmHand(wanted[j], in: image)
                 }
             })
-            for hand in found { if let hand { insert(hand, into: &hands) } }
+            for hand in late { if let hand { insert(hand, into: &hands) } }
         }
         let search: Bool
         switch options.bodyWristSearch {
@@ -224,6 +263,17 @@ public final class HandLandmarker: Sendable {
         }
         hands.sort { $0.size > $1.size }
         return Array(hands.prefix(options.maxHands))
+    }
+
+    /// A weak palm's hand: the model must be sure on the first pass (``Options/weakPalmMinPresence``) before the
+    /// re-crop passes are spent on it, each kept only when its presence is not lower.
+    private func weakPalmHand(_ palm: Detection, in image: PixelBuffer) throws -> HandPose? {
+        guard let first = try landmarks(in: image, roi: Self.roi(forPalm: palm), source: .palm),
+            first.presence >= options.weakPalmMinPresence
+        else { return nil }
+        var hand = try refinedLandmarks(from: first, in: image)
+        hand.detectionScore = palm.score
+        return hand
     }
 
     /// Adds `hand` unless it duplicates one already there (then the one with the higher presence stays).
