@@ -223,20 +223,31 @@ private struct TensorSamplingJob: RGBPixelSourceVisitor {
                 }
                 if lo >= hi { lo = 0; hi = 0 }
                 let xs = UnsafePointer(xTable.baseAddress!), ax = UnsafePointer(aTable.baseAddress!)
+                let outsideValue = Float(0) * scale + offset
                 ImagingThreads.forEachBand(rows: g.tensorHeight, workPerRow: tw &* 12) { rows in
                     for j in rows {
                         let sy = g.originY + Double(j) * g.rowStepY
                         let out = output + j &* tw &* 3
+                        let cy = min(max(sy, -2), Double(h) + 1)
+                        let y0 = Int(cy + 2) &- 2
+                        // With a zero border, a block wholly outside the image (a letterbox's padding) reads four
+                        // zeros: its value is that of zero, written without the bilinear read.
+                        let rowOutside = zeroBorder && (y0 < -1 || y0 > h &- 1)
                         @inline(__always) func slow(_ i: Int) {
+                            let o = out + i &* 3
+                            let x0 = xs[i]
+                            if zeroBorder && (rowOutside || x0 < -1 || x0 > w &- 1) {
+                                o[0] = outsideValue
+                                o[1] = outsideValue
+                                o[2] = outsideValue
+                                return
+                            }
                             let sx = g.originX + Double(i) * g.columnStepX
                             let t = bilinearRGB(source, sx, sy, zeroBorder: zeroBorder) * scale + offset
-                            let o = out + i &* 3
                             o[0] = t[0]
                             o[1] = t[1]
                             o[2] = t[2]
                         }
-                        let cy = min(max(sy, -2), Double(h) + 1)
-                        let y0 = Int(cy + 2) &- 2
                         guard y0 >= 0 && y0 < h &- 1 && lo < hi else {
                             for i in 0..<tw { slow(i) }
                             continue
