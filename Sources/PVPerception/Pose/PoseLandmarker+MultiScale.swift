@@ -114,8 +114,9 @@ extension PoseLandmarker {
         // core goes on to that person's landmark run at once, and the other starts at most one more tile after that:
         // the unsearched one farthest from the person's head-to-hips line (the least likely to be covered). A landmark
         // run takes about as long as a tile's detector run, so a second one would hold the search up by most of a
-        // run. Only the tiles the people found leave uncovered are used, so the result is exactly that of searching
-        // after them.
+        // run. When it finds several people, the tile search stops after its current tile and each person's landmark
+        // run is queued, taken by whichever core is free. Only the tiles the people found leave uncovered are used,
+        // so the result is exactly that of searching after them.
         struct Search {
             var done = false, landmarking = false, searchEnded = false
             var found: [Int: [Detection]] = [:]
@@ -143,16 +144,35 @@ extension PoseLandmarker {
             }
         }
         var wholeFound: [Detection] = []
-        var onePerson: [PersonPose]?
+        var onePerson: [PersonPose]?, severalPeople: [PersonPose]?
         if wholeImage == nil {
             if searchBeside {
                 let proposer = multi.segmentationProposals ? try personProposals() : nil
                 let masker = multi.maxProposalRuns > 0 ? proposer : nil
-                let branches = try concurrently([
-                    { @Sendable () throws -> ([Detection], [PersonPose]?) in
+                struct Outcome {
+                    var found: [Detection] = []
+                    var one: [PersonPose]?
+                    var each: [Int: PersonPose?] = [:]
+                }
+                let outcome = Mutex(Outcome())
+                try JobQueue.run([
+                    ({ @Sendable queue in
                         defer { early.withLock { $0.done = true } }
                         let found = try detector.detect(in: image, minScore: wholeMinScore)
-                        guard found.count == 1 else { return (found, nil) }
+                        outcome.withLock { $0.found = found }
+                        guard found.count == 1 else {
+                            // Several people: the tile search stops after its current tile, and each person's
+                            // landmark run is queued, for this core at once and the other when its tile ends. They
+                            // are merged below as `runLandmarks` merges them.
+                            early.withLock { $0.done = true }
+                            for (k, detection) in found.enumerated() {
+                                queue.add { _ in
+                                    let person = try self.landmarks(for: detection, in: image)
+                                    outcome.withLock { $0.each[k] = .some(person) }
+                                }
+                            }
+                            return
+                        }
                         let head = found[0].box.center, hips = found[0].keypoints[0]
                         let away = allTiles.indices.sorted {
                             Self.distance(allTiles[$0].boundingBox.center, head, hips)
@@ -173,14 +193,25 @@ extension PoseLandmarker {
                                 early.withLock { $0.masks[i] = mask }
                             }
                         }
-                        return (found, people)
-                    },
-                    { @Sendable () throws -> ([Detection], [PersonPose]?) in
+                        outcome.withLock { $0.one = people }
+                    }, true),
+                    ({ @Sendable _ in
                         try searchUntilDone(try Self.leastPersonFirst(allTiles, in: image, proposer: proposer))
-                        return ([], nil)
-                    },
+                    }, false),
                 ])
-                (wholeFound, onePerson) = branches[0]
+                let result = outcome.withLock { $0 }
+                wholeFound = result.found
+                onePerson = result.one
+                if result.found.count > 1 {
+                    // What runLandmarks(for:…skip: isOnAFoundHead) gives, from the runs made above.
+                    var merged: [PersonPose] = []
+                    for (k, detection) in result.found.enumerated() {
+                        if merged.count >= maxPeople { break }
+                        if Self.isOnAFoundHead(detection, merged) { continue }
+                        if let person = result.each[k] ?? nil { add(person, to: &merged) }
+                    }
+                    severalPeople = merged
+                }
             } else {
                 wholeFound = try detector.detect(in: image, minScore: wholeMinScore)
             }
@@ -189,8 +220,8 @@ extension PoseLandmarker {
         var people: [PersonPose]
         if let wholeImage {
             people = Array(wholeImage.prefix(maxPeople))
-        } else if let onePerson {
-            people = onePerson
+        } else if let found = onePerson ?? severalPeople {
+            people = found
         } else {
             people = try landmarkWholeImage(whole, in: image, maxPeople: maxPeople)
         }

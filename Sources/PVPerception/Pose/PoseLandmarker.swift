@@ -199,13 +199,7 @@ public final class PoseLandmarker: Sendable {
         skip: (Detection, [PersonPose]) -> Bool, merge: (PersonPose, inout [PersonPose]) -> Void
     ) throws {
         func run(_ detection: Detection) -> (@Sendable () throws -> PersonPose?) {
-            { [self] in
-                let roi = Self.roi(for: detection)
-                guard roi.hasSampleableCentreAndSide, var person = try landmarks(in: image, roi: roi)
-                else { return nil }
-                person.detectionScore = detection.score
-                return person
-            }
+            { [self] in try landmarks(for: detection, in: image) }
         }
         var i = 0
         while i < detections.count, people.count < maxPeople {
@@ -225,6 +219,14 @@ public final class PoseLandmarker: Sendable {
                 merge(person, &people)
             }
         }
+    }
+
+    /// The landmark run on a detection's ROI, with the detection's score; `nil` for a degenerate ROI or no person.
+    func landmarks(for detection: Detection, in image: PixelBuffer) throws -> PersonPose? {
+        let roi = Self.roi(for: detection)
+        guard roi.hasSampleableCentreAndSide, var person = try landmarks(in: image, roi: roi) else { return nil }
+        person.detectionScore = detection.score
+        return person
     }
 
     /// The landmark ROI of a pose detection in pixels (MODELS.md §7.4): alignment points kp0 → kp1 at 90°, ×1.25,
