@@ -28,6 +28,8 @@ public final class CompiledModel: Sendable {
     public let inputs: [TensorDescription]
     /// Graph outputs, in the order an interpreter reports them.
     public let outputs: [TensorDescription]
+    /// The model's name: its file name without extension, or `model` when it was lowered from a parsed model.
+    public let name: String
     /// How the graph was split: XNNPACK subgraphs, operators run by Swift kernels (concatenation,
     /// strided slice), and convolutions run by our own C kernels (few-channel shapes XNNPACK is slow at).
     public let partitionSummary: (subgraphs: Int, swiftOperators: Int, nativeOperators: Int)
@@ -40,7 +42,8 @@ public final class CompiledModel: Sendable {
     }
 
     /// Lowers a parsed model, with or without our own C kernels (for comparisons in one process).
-    package init(model: Model, ownKernels: Bool) throws {
+    package init(model: Model, ownKernels: Bool, name: String = "model") throws {
+        self.name = name
         let plan = try Plan(model: model, ownKernels: ownKernels)
         self.plan = plan
         inputs = plan.inputs.map { TensorDescription(name: plan.tensorNames[$0], shape: plan.shapes[$0]) }
@@ -62,7 +65,7 @@ public final class CompiledModel: Sendable {
         do { model = try Model(contentsOf: url) } catch let e as ModelError {
             throw InferenceError(e.code == .notFound ? .modelNotFound : .invalidModel, "\(url.lastPathComponent): \(e.message)")
         }
-        try self.init(model: model, ownKernels: ownKernels)
+        try self.init(model: model, ownKernels: ownKernels, name: url.deletingPathExtension().lastPathComponent)
     }
 
     private static let cache = Mutex<[String: CompiledModel]>([:])

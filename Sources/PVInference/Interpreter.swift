@@ -111,10 +111,12 @@ public final class Interpreter {
 
     /// Runs the model on the current inputs.
     public func invoke() throws {
+        let start = InferenceTimeline.isRecording ? DispatchTime.now().uptimeNanoseconds : 0
         for stage in stages {
             try stage.xnn?.invoke()
             for n in stage.swift { run(n) }
         }
+        if start != 0 { InferenceTimeline.append(model: model.name, start: start, end: DispatchTime.now().uptimeNanoseconds) }
     }
 
     /// Per-operator timing: builds a profiling interpreter (one XNNPACK runtime per operator) and returns, per

@@ -67,6 +67,27 @@ import Testing
         #expect(sums(one).map { $0.replacing(/; [0-9.]+ ms median/, with: "") } == expected)
     }
 
+    /// `bench timeline` records the landmark request's model runs: both face detectors and both meshes, each on a
+    /// thread of the chart, starting in order and ending within the call.
+    @Test func timelineShowsEachModelRunOfARequest() throws {
+        let r = try Self.run(["bench", "timeline", try TestFiles.installed("astronaut.png").path, "--request", "faces", "--warmup", "1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        let runs = lines.filter { $0.hasPrefix("T") && !$0.contains("|") }.map { $0.split(separator: " ").map(String.init) }
+        let models = Set(runs.map { $0[1] })
+        #expect(
+            models == ["face_detection_short_range", "face_detection_full_range_sparse", "face_landmark", "face_landmark_with_attention"])
+        let total = try #require(lines.first?.split(separator: " ").dropFirst(2).first.flatMap { Double($0) })
+        let times = runs.compactMap { r in Double(r[2]).flatMap { s in Double(r[3]).map { (s, $0) } } }
+        #expect(times.count == runs.count && !times.isEmpty)
+        #expect(times.allSatisfy { $0.0 >= 0 && $0.0 < $0.1 && $0.1 <= total })
+        #expect(zip(times, times.dropFirst()).allSatisfy { $0.0 <= $1.0 })
+        #expect(lines.filter { $0.hasPrefix("T") && $0.contains("|") }.count >= 1)
+        // Bad options fail before any work.
+        #expect(try Self.run(["bench", "timeline", "/nonexistent.png"]).status != 0)
+        #expect(try Self.run(["bench", "timeline", try TestFiles.installed("astronaut.png").path, "--width", "5"]).status != 0)
+    }
+
     @Test func segmentWritesAMask() throws {
         let out = Self.scratch("mask.png")
         defer { try? FileManager.default.removeItem(at: out) }

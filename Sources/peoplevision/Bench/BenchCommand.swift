@@ -6,5 +6,5 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Benchmarks against the peer (TFLite / MediaPipe / OpenCV from Python), measured in the same run.",
         discussion: "Each prints a Markdown table whose last column is ours ÷ peer (lower is better) and a last line 'max ratio: X'. Build in release first: swift build -c release.",
-        subcommands: [InferenceBench.self, ProfileBench.self, ImagingBench.self, SegmentationBench.self, FacesBench.self, BodiesBench.self])
+        subcommands: [InferenceBench.self, ProfileBench.self, ImagingBench.self, SegmentationBench.self, FacesBench.self, BodiesBench.self, TimelineBench.self])
 }
