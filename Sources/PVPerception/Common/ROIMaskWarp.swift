@@ -45,10 +45,19 @@ enum ROIMaskWarp {
                         row[px] = 0
                         continue
                     }
-                    let fx = p.x.rounded(.down), fy = p.y.rounded(.down)
-                    let x0 = Int(fx), y0 = Int(fy)
-                    let ax = Float(p.x - fx), ay = Float(p.y - fy)
-                    let v00 = read(x0, y0), v01 = read(x0 + 1, y0), v10 = read(x0, y0 + 1), v11 = read(x0 + 1, y0 + 1)
+                    // floor() by truncation, corrected below zero: baseline x86-64 has no rounding instruction, and the
+                    // library call cost more than the rest of the pixel.
+                    var x0 = Int(p.x), y0 = Int(p.y)
+                    if Double(x0) > p.x { x0 -= 1 }
+                    if Double(y0) > p.y { y0 -= 1 }
+                    let ax = Float(p.x - Double(x0)), ay = Float(p.y - Double(y0))
+                    let v00: Float, v01: Float, v10: Float, v11: Float
+                    if x0 >= 0 && y0 >= 0 && x0 < maskWidth - 1 && y0 < maskHeight - 1 {
+                        let q = m + y0 * maskWidth + x0
+                        (v00, v01, v10, v11) = (q[0], q[1], q[maskWidth], q[maskWidth + 1])
+                    } else {
+                        (v00, v01, v10, v11) = (read(x0, y0), read(x0 + 1, y0), read(x0, y0 + 1), read(x0 + 1, y0 + 1))
+                    }
                     let top = v00 + (v01 - v00) * ax
                     let bottom = v10 + (v11 - v10) * ax
                     row[px] = top + (bottom - top) * ay

@@ -134,11 +134,14 @@ public final class PersonSegmenter: Sendable {
                     in: image, maxPeople: landmarker!.options.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
                     tilesBeside: false, wholeImage: found)
             var fused = try selfie.resized(width: w, height: h, method: .bilinear)
-            var pose = try PixelBuffer(width: w, height: h, format: .oneComponent32Float)
+            // The people's pose masks, merged by maximum (the first one as is: its values are not negative).
+            var merged: PixelBuffer?
             for person in people {
                 guard let m = person.segmentation else { continue }
-                try Self.merge(try m.warped(width: w, height: h), into: &pose)
+                let warped = try m.warped(width: w, height: h)
+                if merged == nil { merged = warped } else { try Self.merge(warped, into: &merged!) }
             }
+            let pose = try merged ?? PixelBuffer(width: w, height: h, format: .oneComponent32Float)
             // Inside each person's landmark ROI the pose model's mask decides; outside, the selfie model covers
             // what the landmarker missed (people it did not find, objects they hold).
             var inside = try PixelBuffer(width: w, height: h, format: .oneComponent32Float)
