@@ -161,10 +161,9 @@ extension PoseLandmarker {
                         let found = try detector.detect(in: image, minScore: wholeMinScore)
                         outcome.withLock { $0.found = found }
                         guard found.count == 1 else {
-                            // Several people: the tile search stops after its current tile, and each person's
-                            // landmark run is queued, for this core at once and the other when its tile ends. They
-                            // are merged below as `runLandmarks` merges them.
-                            early.withLock { $0.done = true }
+                            // Several people (or none): the tile search stops after its current tile, and each
+                            // person's landmark run is queued, for this core at once and the other when its tile
+                            // ends.
                             for (k, detection) in found.enumerated() {
                                 queue.add { _ in
                                     let person = try self.landmarks(for: detection, in: image)
@@ -203,14 +202,7 @@ extension PoseLandmarker {
                 wholeFound = result.found
                 onePerson = result.one
                 if result.found.count > 1 {
-                    // What runLandmarks(for:…skip: isOnAFoundHead) gives, from the runs made above.
-                    var merged: [PersonPose] = []
-                    for (k, detection) in result.found.enumerated() {
-                        if merged.count >= maxPeople { break }
-                        if Self.isOnAFoundHead(detection, merged) { continue }
-                        if let person = result.each[k] ?? nil { add(person, to: &merged) }
-                    }
-                    severalPeople = merged
+                    severalPeople = mergeWholeImage(result.found, runs: result.each, maxPeople: maxPeople)
                 }
             } else {
                 wholeFound = try detector.detect(in: image, minScore: wholeMinScore)
@@ -356,6 +348,18 @@ extension PoseLandmarker {
         var people: [PersonPose] = []
         try runLandmarks(for: whole, in: image, into: &people, maxPeople: maxPeople, skip: Self.isOnAFoundHead) {
             self.add($0, to: &$1)
+        }
+        return people
+    }
+
+    /// ``landmarkWholeImage(_:in:maxPeople:)``'s result from landmark runs already made (`runs[k]` for `whole[k]`):
+    /// the same loop, skips and merges.
+    private func mergeWholeImage(_ whole: [Detection], runs: [Int: PersonPose?], maxPeople: Int) -> [PersonPose] {
+        var people: [PersonPose] = []
+        for (k, detection) in whole.enumerated() {
+            if people.count >= maxPeople { break }
+            if Self.isOnAFoundHead(detection, people) { continue }
+            if let person = runs[k] ?? nil { add(person, to: &people) }
         }
         return people
     }
