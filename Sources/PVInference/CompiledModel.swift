@@ -42,9 +42,9 @@ public final class CompiledModel: Sendable {
     }
 
     /// Lowers a parsed model, with or without our own C kernels (for comparisons in one process).
-    package init(model: Model, ownKernels: Bool, name: String = "model") throws {
+    package init(model: Model, ownKernels: Bool, fuseDepthwise: Bool = true, name: String = "model") throws {
         self.name = name
-        let plan = try Plan(model: model, ownKernels: ownKernels)
+        let plan = try Plan(model: model, ownKernels: ownKernels, fuseDepthwise: fuseDepthwise)
         self.plan = plan
         inputs = plan.inputs.map { TensorDescription(name: plan.tensorNames[$0], shape: plan.shapes[$0]) }
         outputs = plan.outputs.map { TensorDescription(name: plan.tensorNames[$0], shape: plan.shapes[$0]) }
@@ -59,13 +59,14 @@ public final class CompiledModel: Sendable {
         try self.init(contentsOf: url, ownKernels: NativeKernel.enabled)
     }
 
-    /// Loads a model file, with or without our own C kernels.
-    package convenience init(contentsOf url: URL, ownKernels: Bool) throws {
+    /// Loads a model file, with or without our own C kernels (and with or without the fused depthwise kernel).
+    package convenience init(contentsOf url: URL, ownKernels: Bool, fuseDepthwise: Bool = true) throws {
         let model: Model
         do { model = try Model(contentsOf: url) } catch let e as ModelError {
             throw InferenceError(e.code == .notFound ? .modelNotFound : .invalidModel, "\(url.lastPathComponent): \(e.message)")
         }
-        try self.init(model: model, ownKernels: ownKernels, name: url.deletingPathExtension().lastPathComponent)
+        try self.init(
+            model: model, ownKernels: ownKernels, fuseDepthwise: fuseDepthwise, name: url.deletingPathExtension().lastPathComponent)
     }
 
     private static let cache = Mutex<[String: CompiledModel]>([:])

@@ -161,7 +161,8 @@ enum NativeKernel: Sendable {
 
 extension Plan {
     /// Lowers a parsed model: folds constants, resolves padding and activations, checks shapes, and stages the nodes.
-    init(model: Model, ownKernels: Bool = NativeKernel.enabled) throws {
+    /// `fuseDepthwise: false` leaves the depthwise and 1×1 kernels separate (for comparisons in one process).
+    init(model: Model, ownKernels: Bool = NativeKernel.enabled, fuseDepthwise: Bool = true) throws {
         shapes = model.tensors.map(\.shape)
         tensorNames = model.tensors.map(\.name)
         inputs = model.inputs
@@ -499,7 +500,7 @@ extension Plan {
             chooseNativeKernels()
             fuseResidualAdds()
             fusePReLUs()
-            fuseDepthwisePointwise()
+            if fuseDepthwise { fuseDepthwisePointwise() }
         }
         try stage()
     }

@@ -17,10 +17,21 @@ struct ProfileBench: ParsableCommand {
             (rounds of --iterations runs each; minimum and median of the per-round medians).
             """)
     var ownKernels = false
-    @Option(help: "Rounds for --own-kernels.") var rounds = 10
+    @Flag(
+        help: """
+            Instead, time the whole model with the fused depthwise-and-1×1 kernel and with the two kernels run \
+            separately, alternated in one process (as --own-kernels).
+            """)
+    var fusion = false
+    @Option(help: "Rounds for --own-kernels and --fusion.") var rounds = 10
+
+    func validate() throws {
+        guard !(ownKernels && fusion) else { throw ValidationError("--own-kernels and --fusion are separate comparisons") }
+        guard threads >= 1, iterations >= 1, rounds >= 1 else { throw ValidationError("threads, iterations and rounds must be positive") }
+    }
 
     func run() throws {
-        if ownKernels { return try compareOwnKernels() }
+        if ownKernels || fusion { return try compareOwnKernels() }
         let m = try CompiledModel.load(named: "\(model).tflite")
         let rows = try Interpreter.profile(model: m, threads: threads, iterations: iterations)
         let total = rows.reduce(0) { $0 + $1.milliseconds }
@@ -39,8 +50,11 @@ struct ProfileBench: ParsableCommand {
 
     private func compareOwnKernels() throws {
         let url = try ModelStore.default.url(for: "\(model).tflite")
-        let variants = try [true, false].map { own in
-            let m = try CompiledModel(contentsOf: url, ownKernels: own)
+        // --own-kernels: our kernels vs XNNPACK only; --fusion: fused vs separate depthwise and 1×1 kernels.
+        let variants = try [true, false].map { first in
+            let m = fusion
+                ? try CompiledModel(contentsOf: url, ownKernels: true, fuseDepthwise: first)
+                : try CompiledModel(contentsOf: url, ownKernels: first)
             let interpreter = try Interpreter(model: m, threads: threads)
             var rng = UInt64(1)
             for i in m.inputs.indices {
@@ -64,7 +78,10 @@ struct ProfileBench: ParsableCommand {
             }
         }
         let best = medians.map { $0.min()! }, middle = medians.map { $0.sorted()[$0.count / 2] }
-        print("| model | own kernels | ms with (min / median) | ms XNNPACK only (min / median) | ratio of minima |")
+        print(
+            fusion
+                ? "| model | own kernels | ms fused (min / median) | ms separate (min / median) | ratio of minima |"
+                : "| model | own kernels | ms with (min / median) | ms XNNPACK only (min / median) | ratio of minima |")
         print("|---|---|---|---|---|")
         print(
             String(
