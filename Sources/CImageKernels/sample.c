@@ -209,33 +209,32 @@ CIMG_WIDE static int sample_row_wide(const uint8_t *src, size_t stride, int widt
         const __mmask16 inside = _mm512_cmpge_epi32_mask(x0, _mm512_setzero_si512()) &
                                  _mm512_cmpge_epi32_mask(y0, _mm512_setzero_si512()) & _mm512_cmplt_epi32_mask(x0, xmax) &
                                  _mm512_cmplt_epi32_mask(y0, ymax);
+        const __m512 ax = _mm512_insertf32x8(_mm512_castps256_ps512(axh[0]), axh[1], 1);
+        const __m512 ay = _mm512_insertf32x8(_mm512_castps256_ps512(ayh[0]), ayh[1], 1);
         if (inside != 0xFFFF) {
             // A group crossing the border: each neighbour outside reads zero, or the nearest edge pixel, as
             // `border_read` does.
             const __m512i zero = _mm512_setzero_si512(), one = _mm512_set1_epi32(1);
             const __m512i x1 = _mm512_add_epi32(x0, one), y1 = _mm512_add_epi32(y0, one);
-            const __m512i wlast = _mm512_set1_epi32(width - 1), hlast = _mm512_set1_epi32(height - 1);
-            const __m512i xa = _mm512_min_epi32(_mm512_max_epi32(x0, zero), wlast);
-            const __m512i xb = _mm512_min_epi32(_mm512_max_epi32(x1, zero), wlast);
-            const __m512i ya = _mm512_mullo_epi32(_mm512_min_epi32(_mm512_max_epi32(y0, zero), hlast), _mm512_set1_epi32((int)stride));
-            const __m512i yb = _mm512_mullo_epi32(_mm512_min_epi32(_mm512_max_epi32(y1, zero), hlast), _mm512_set1_epi32((int)stride));
+            const __m512i xa = _mm512_min_epi32(_mm512_max_epi32(x0, zero), xmax);
+            const __m512i xb = _mm512_min_epi32(_mm512_max_epi32(x1, zero), xmax);
+            const __m512i yca = _mm512_min_epi32(_mm512_max_epi32(y0, zero), ymax);
+            const __m512i ycb = _mm512_min_epi32(_mm512_max_epi32(y1, zero), ymax);
+            const __m512i ya = _mm512_mullo_epi32(yca, _mm512_set1_epi32((int)stride));
+            const __m512i yb = _mm512_mullo_epi32(ycb, _mm512_set1_epi32((int)stride));
             __mmask16 mxa = 0xFFFF, mxb = 0xFFFF, mya = 0xFFFF, myb = 0xFFFF;
             if (zero_border) {
                 mxa = _mm512_cmpeq_epi32_mask(xa, x0);
                 mxb = _mm512_cmpeq_epi32_mask(xb, x1);
-                mya = _mm512_cmpeq_epi32_mask(_mm512_min_epi32(_mm512_max_epi32(y0, zero), hlast), y0);
-                myb = _mm512_cmpeq_epi32_mask(_mm512_min_epi32(_mm512_max_epi32(y1, zero), hlast), y1);
+                mya = _mm512_cmpeq_epi32_mask(yca, y0);
+                myb = _mm512_cmpeq_epi32_mask(ycb, y1);
             }
-            const __m512 ax = _mm512_insertf32x8(_mm512_castps256_ps512(axh[0]), axh[1], 1);
-            const __m512 ay = _mm512_insertf32x8(_mm512_castps256_ps512(ayh[0]), ayh[1], 1);
             blend_store4(src, _mm512_add_epi32(ya, _mm512_slli_epi32(xa, 2)), _mm512_add_epi32(ya, _mm512_slli_epi32(xb, 2)),
                          _mm512_add_epi32(yb, _mm512_slli_epi32(xa, 2)), _mm512_add_epi32(yb, _mm512_slli_epi32(xb, 2)),
                          mxa & mya, mxb & mya, mxa & myb, mxb & myb, ax, ay, r_off, g_off, b_off, vs, vo,
                          out + 3 * (size_t)i);
             continue;
         }
-        const __m512 ax = _mm512_insertf32x8(_mm512_castps256_ps512(axh[0]), axh[1], 1);
-        const __m512 ay = _mm512_insertf32x8(_mm512_castps256_ps512(ayh[0]), ayh[1], 1);
         const __m512i top = _mm512_add_epi32(_mm512_mullo_epi32(y0, _mm512_set1_epi32((int)stride)), _mm512_slli_epi32(x0, 2));
         blend_store(src, stride, top, ax, ay, r_off, g_off, b_off, vs, vo, out + 3 * (size_t)i);
     }

@@ -302,6 +302,21 @@ typedef struct {
     float lo, hi;
 } pvk_dw_job;
 
+// A depthwise layer's job, with its interior columns: pad_left ≤ ox·stride and ox·stride − pad_left + kernel ≤ in_w.
+static pvk_dw_job pvk_dw_make_job(const float *input, float *output, size_t in_h, size_t in_w, size_t channels,
+                                  size_t out_h, size_t out_w, size_t kernel, size_t stride, size_t pad_top,
+                                  size_t pad_left, const float *weights, const float *bias, const float *zeros, float lo,
+                                  float hi) {
+    size_t x_begin = (pad_left + stride - 1) / stride;
+    size_t x_end = in_w + pad_left >= kernel ? (in_w + pad_left - kernel) / stride + 1 : 0;
+    if (x_end > out_w) x_end = out_w;
+    if (x_begin > out_w) x_begin = out_w;
+    if (x_end < x_begin) x_end = x_begin;
+    pvk_dw_job job = {input, output, weights, bias, zeros, in_h, in_w, channels, out_h, out_w, pad_top, pad_left,
+                      x_begin, x_end, lo, hi};
+    return job;
+}
+
 // The per-ISA pieces: vector type, width, load, multiply-add, clamp, store.
 #define PVK_DW_ROWS                                                                                              \
     const size_t C = job->channels, K = KSIZE, S = STRIDE;                                                       \
@@ -410,14 +425,8 @@ int pvk_depthwise(const float *input, float *output, size_t in_h, size_t in_w, s
     int level = pvk_depthwise_level(channels, kernel, stride, max_level);
     if (level == 0 || out_h == 0 || out_w == 0 || !zeros) return 0;
 #if defined(__x86_64__)
-    // Interior columns: pad_left ≤ ox·stride and ox·stride − pad_left + kernel ≤ in_w.
-    size_t x_begin = (pad_left + stride - 1) / stride;
-    size_t x_end = in_w + pad_left >= kernel ? (in_w + pad_left - kernel) / stride + 1 : 0;
-    if (x_end > out_w) x_end = out_w;
-    if (x_begin > out_w) x_begin = out_w;
-    if (x_end < x_begin) x_end = x_begin;
-    pvk_dw_job job = {input, output, weights, bias, zeros, in_h, in_w, channels, out_h, out_w, pad_top, pad_left,
-                      x_begin, x_end, output_min, output_max};
+    pvk_dw_job job = pvk_dw_make_job(input, output, in_h, in_w, channels, out_h, out_w, kernel, stride, pad_top,
+                                     pad_left, weights, bias, zeros, output_min, output_max);
     void (*task)(void *, size_t);
     int k5 = kernel == 5, s2 = stride == 2;
     if (level == 2)
@@ -619,14 +628,9 @@ int pvk_depthwise_pointwise(const float *input, float *output, size_t in_h, size
     if (pvk_depthwise_level(channels, kernel, stride, 2) != 2 || !pvk_pointwise_supported(channels, output_channels) ||
         out_w * channels > PVK_DWPW_SCRATCH || out_h == 0 || out_w == 0 || !zeros)
         return 0;
-    size_t x_begin = (pad_left + stride - 1) / stride;
-    size_t x_end = in_w + pad_left >= kernel ? (in_w + pad_left - kernel) / stride + 1 : 0;
-    if (x_end > out_w) x_end = out_w;
-    if (x_begin > out_w) x_begin = out_w;
-    if (x_end < x_begin) x_end = x_begin;
     pvk_dwpw_job job = {
-        {input, NULL, dw_weights, dw_bias, zeros, in_h, in_w, channels, out_h, out_w, pad_top, pad_left, x_begin,
-         x_end, dw_min, dw_max},
+        pvk_dw_make_job(input, NULL, in_h, in_w, channels, out_h, out_w, kernel, stride, pad_top, pad_left, dw_weights,
+                        dw_bias, zeros, dw_min, dw_max),
         {NULL, packed, packed_bias, residual, slopes, output, out_h * out_w, channels, output_channels, output_min,
          output_max}};
     int k5 = kernel == 5, s2 = stride == 2;

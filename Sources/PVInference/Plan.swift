@@ -549,6 +549,13 @@ extension Plan {
         return consumers
     }
 
+    /// The node that computes each tensor (graph inputs and constants have none).
+    private func producerByTensor() -> [Int: Int] {
+        var producer: [Int: Int] = [:]
+        for (i, n) in nodes.enumerated() { for t in n.outputs { producer[t] = i } }
+        return producer
+    }
+
     /// Picks the nodes our C kernels run faster than XNNPACK: few channels over many pixels, where the
     /// 2022 XNNPACK kernels spend their time on per-pixel indirection and padded channel tiles.
     private mutating func chooseNativeKernels() {
@@ -602,9 +609,7 @@ extension Plan {
     /// (a residual connection), when nothing else reads that result and the convolution has no activation of its
     /// own: the sum is formed in registers before the single store, and the ADD's pass over memory disappears.
     private mutating func fuseResidualAdds() {
-        let consumers = consumersByTensor()
-        var producer: [Int: Int] = [:]
-        for (i, n) in nodes.enumerated() { for t in n.outputs { producer[t] = i } }
+        let consumers = consumersByTensor(), producer = producerByTensor()
         var removed = Set<Int>()
         for (n, node) in nodes.enumerated() {
             guard case .pointwise(let packed, let bias, nil, nil, let clamp)? = nativeKernels[n], clamp == Node.Clamp(),
@@ -654,12 +659,12 @@ extension Plan {
     /// and many channels (the 1×1 weights then reread for every short row), the separate kernels were as fast or
     /// faster.
     private mutating func fuseDepthwisePointwise() {
-        let consumers = consumersByTensor()
+        let consumers = consumersByTensor(), producer = producerByTensor()
         var removed = Set<Int>()
         for (n, node) in nodes.enumerated() {
             guard case .pointwise(let packed, let bias, let residual, let slopes, let clamp)? = nativeKernels[n],
                 let t = node.inputs.first, !outputs.contains(t), consumers[t]?.count == 1,
-                let d = nodes.indices.first(where: { nodes[$0].outputs.contains(t) }), d < n,
+                let d = producer[t], d < n,
                 case .depthwise(let zeros)? = nativeKernels[d], nodes[d].outputs.count == 1,
                 case .depthwiseConvolution(let window, _, let channels, _) = nodes[d].kind, window.kernelH == 3,
                 case .convolution(_, _, _, let outC, _) = node.kind, shapes[t].count == 4, shapes[t][2] >= 32,

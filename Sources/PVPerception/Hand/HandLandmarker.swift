@@ -163,13 +163,15 @@ public final class HandLandmarker: Sendable {
         }
         let found = Mutex(Found())
         let maxHands = options.maxHands
-        // Hands the finished strong palms give (merged as `insert` does) and strong palms still running.
+        // The finished strong palms' hands, merged in palm order as `insert` does.
+        @Sendable func strongHands(_ f: Found) -> [HandPose] {
+            var hands: [HandPose] = []
+            for k in f.strong.keys.sorted() { if let hand = f.strong[k] ?? nil { insert(hand, into: &hands) } }
+            return hands
+        }
+        // Hands the finished strong palms give and strong palms still running.
         @Sendable func strongSoFar() -> (hands: Int, pending: Int) {
-            found.withLock { f in
-                var merged: [HandPose] = []
-                for k in f.strong.keys.sorted() { if let hand = f.strong[k] ?? nil { insert(hand, into: &merged) } }
-                return (merged.count, f.strongCount - f.strong.count)
-            }
+            found.withLock { f in (strongHands(f).count, f.strongCount - f.strong.count) }
         }
         let weakEarly = CPUBudget.available > 1
         var jobs: [(job: JobQueue.Job, mayAddJobs: Bool)] = [
@@ -214,8 +216,7 @@ public final class HandLandmarker: Sendable {
         }
         try JobQueue.run(jobs)
         let done = found.withLock { $0 }
-        var hands: [HandPose] = []
-        for k in done.strong.keys.sorted() { if let hand = done.strong[k] ?? nil { insert(hand, into: &hands) } }
+        var hands = strongHands(done)
         let weak = done.weak
         let people = done.people
         if hands.count < options.maxHands, !weak.isEmpty {
