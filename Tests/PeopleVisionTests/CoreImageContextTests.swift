@@ -49,6 +49,61 @@ struct CoreImageContextTests {
         }
     }
 
+    @Test("an 8-bit mask at full size is blended from its bytes exactly as through floats; opaque runs skip premultiplying")
+    func byteMaskBlend() throws {
+        // Widths that leave a tail after the eight-pixel steps; alpha 255 in runs with translucent pixels between them.
+        for (w, h) in [(61, 9), (8, 3), (5, 2)] {
+            let fg = CIImage(cvPixelBuffer: CITest.buffer(w, h, kCVPixelFormatType_32RGBA) { x, y in
+                let a: UInt8 = (x + 3 * y) % 11 == 4 ? max(CITest.noise(x, y, 9), 1) : 255
+                return (0..<3).map { min(CITest.noise(x, y, $0), a) } + [a]
+            })
+            let bg = CIImage(cvPixelBuffer: CITest.buffer(w, h, kCVPixelFormatType_32BGRA) { x, y in
+                [CITest.noise(x, y, 5), CITest.noise(x, y, 6), CITest.noise(x, y, 7), 255]
+            })
+            // Every byte value occurs in the mask (the 61 × 9 case).
+            let mask = CIImage(cvPixelBuffer: CITest.buffer(w, h, kCVPixelFormatType_OneComponent8) { x, y in
+                [UInt8((x + w * y) * 7 % 256)]
+            })
+            func blend(_ m: CIImage) -> CIImage {
+                fg.applyingFilter("CIBlendWithRedMask", parameters: [kCIInputBackgroundImageKey: bg, kCIInputMaskImageKey: m])
+            }
+            let rect = CGRect(x: 0, y: 0, width: w, height: h)
+            // The crop keeps the mask off the byte path: its red channel goes through floats.
+            let direct = CITest.rgba(blend(mask), rect), viaFloats = CITest.rgba(blend(mask.cropped(to: rect)), rect)
+            #expect(direct == viaFloats, "\(w)×\(h)")
+            // Moved by whole pixels, the mask still blends (partly outside the image: the float path there).
+            let moved = mask.transformed(by: CGAffineTransform(translationX: 2, y: -1))
+            #expect(CITest.rgba(blend(moved), rect) == CITest.rgba(blend(moved.cropped(to: moved.extent)), rect))
+            // A straight-alpha foreground (a CGImage) is premultiplied on the way: fg·α/255 per channel, rounded.
+            var straight = try PixelBuffer(width: w, height: h, format: .rgba32)
+            let rowBytes = straight.bytesPerRow()
+            straight.withUnsafeMutableBytes { raw in
+                for y in 0..<h {
+                    for x in 0..<w {
+                        let a: UInt8 = (x + 3 * y) % 11 == 4 ? CITest.noise(x, y, 9) : 255
+                        for c in 0..<3 { raw[y * rowBytes + 4 * x + c] = CITest.noise(x, y, c) }
+                        raw[y * rowBytes + 4 * x + 3] = a
+                    }
+                }
+            }
+            let full = CIImage(cvPixelBuffer: CITest.buffer(w, h, kCVPixelFormatType_OneComponent8) { _, _ in [255] })
+            let out = CITest.rgba(
+                CIImage(cgImage: CGImage(buffer: straight)).applyingFilter(
+                    "CIBlendWithRedMask", parameters: [kCIInputBackgroundImageKey: bg, kCIInputMaskImageKey: full]),
+                rect)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let a = (x + 3 * y) % 11 == 4 ? Int(CITest.noise(x, y, 9)) : 255
+                    for c in 0..<3 {
+                        let v = Int(CITest.noise(x, y, c))
+                        #expect(Int(out[y][x][c]) == (v * a + 127) / 255, "\(x),\(y),\(c)")
+                    }
+                    #expect(Int(out[y][x][3]) == a)
+                }
+            }
+        }
+    }
+
     @Test("large renders are split over threads and match the per-pixel reference")
     func largeThreadedRender() {
         let w = 1200, h = 700

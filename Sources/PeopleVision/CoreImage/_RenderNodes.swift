@@ -49,6 +49,10 @@ class _PlanNode: @unchecked Sendable {
         if let (inside, origin) = clip(r, out, stride, Float(0)) { renderChannelInside(inside, channel, origin, stride, ctx) }
     }
 
+    /// When this node is a stored 8-bit one-component image (moved by whole pixels at most) that covers all of `r`:
+    /// the image and where `r` lies in it (its bottom-up coordinates), so the 8-bit path can read a mask's bytes.
+    func grey8Source(_ r: _IRect) -> (pixels: PixelBuffer, x: Int, y: Int)? { nil }
+
     /// Renders `r`, which lies inside ``bounds``.
     func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
         preconditionFailure("abstract")
@@ -111,6 +115,10 @@ final class _SourceNode: _PlanNode, @unchecked Sendable {
         self.premultiply = premultiply
         kind = _SourceKind(pixels.format)
         super.init(bounds: _IRect(x: 0, y: 0, w: pixels.width, h: pixels.height))
+    }
+
+    override func grey8Source(_ r: _IRect) -> (pixels: PixelBuffer, x: Int, y: Int)? {
+        kind == .grey8 && r.intersection(bounds) == r ? (pixels, r.x, r.y) : nil
     }
 
     override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
@@ -254,6 +262,9 @@ final class _TranslateNode: _PlanNode, @unchecked Sendable {
         self.dx = dx
         self.dy = dy
         super.init(bounds: bounds.intersection(child.bounds.offsetBy(dx, dy)))
+    }
+    override func grey8Source(_ r: _IRect) -> (pixels: PixelBuffer, x: Int, y: Int)? {
+        r.intersection(bounds) == r ? child.grey8Source(r.offsetBy(-dx, -dy)) : nil
     }
     override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
         child.render(r.offsetBy(-dx, -dy), out, stride, ctx)
@@ -641,6 +652,18 @@ final class _BlendNode: _PlanNode, @unchecked Sendable {
         foreground.renderBytes(r, out, stride, ctx)
         let b = ctx.raw(backgroundSlot, bytes: r.area * 4).bindMemory(to: _Word.self, capacity: r.area)
         background.renderBytes(r, b, r.w, ctx)
+        if channel < 3, let grey = mask.grey8Source(r) {
+            // An 8-bit mask (a Vision person mask): its bytes are the weights, as the float path would round them.
+            let height = grey.pixels.height, rowBytes = grey.pixels.bytesPerRow()
+            grey.pixels.withUnsafeBytes { bytes in
+                let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                for j in 0..<r.h {
+                    let row = base + (height - 1 - (grey.y + j)) * rowBytes + grey.x
+                    _blendRowBytes(out + j * stride, b + j * r.w, row, r.w)
+                }
+            }
+            return
+        }
         let m = ctx.raw(maskSlot, bytes: r.area * 4).bindMemory(to: Float.self, capacity: r.area)
         mask.renderChannel(r, channel, m, r.w, ctx)
         for j in 0..<r.h { _blendRow(out + j * stride, b + j * r.w, m + j * r.w, r.w) }
