@@ -106,6 +106,8 @@ private func fuzzSeeds(_ format: FuzzFormat) throws -> [(String, Data)] {
         seeds.append(("rgb.jpg", try JPEGCodec.encode(rgb, quality: 50)))
         seeds.append(("progressive.jpg", try JPEGCodec.encode(color, quality: 80, progressive: true)))
         seeds.append(("cmyk.jpg", try JPEGCodec.encode(color, quality: 80, cmyk: true)))
+        // Large enough to be encoded, and decoded, in bands joined by restart markers.
+        seeds.append(("banded.jpg", try JPEGCodec.encode(try pattern(512, 520, .rgba32), quality: 30, threads: 2)))
     case .png:
         seeds.append(("gray.png", try PNGCodec.encode(gray)))
         seeds.append(("color.png", try PNGCodec.encode(color, exif: tiff)))
@@ -139,4 +141,10 @@ private func fuzzSeeds(_ format: FuzzFormat) throws -> [(String, Data)] {
         for other in [FuzzFormat.jpeg, .png, .webp, .heic] { seeds += try fuzzSeeds(other) }
     }
     return seeds
+}
+
+/// The fuzz build compiles the codecs without the kernels, whose thread budget this stands in for: two threads, so
+/// large files with restart markers take the banded decoder.
+enum ImagingThreads {
+    static let maximum = 2
 }

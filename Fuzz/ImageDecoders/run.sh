@@ -26,7 +26,7 @@ module CImageCodecs {
     export *
 }
 MAP
-swiftc -O -g -parse-as-library -sanitize=fuzzer,address -module-name PVImaging \
+swiftc -O -g -parse-as-library -sanitize=fuzzer,address -module-name PVImaging -package-name PeopleVision \
     -Xcc -fmodule-map-file="$work/module.modulemap" \
     -I "$root/Sources/CLibJPEG" -I "$root/Sources/CLibPNG" -I "$root/Sources/CLibHEIF" -I "$root/Sources/CLibWebP" \
     $(pkg-config --cflags libpng16 libjpeg libheif libwebp | sed 's/-I/-Xcc -I/g') \

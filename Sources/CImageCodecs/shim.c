@@ -235,6 +235,235 @@ cimg_status cimg_jpeg_decode(cimg_jpeg_decoder *d, uint8_t *pixels, size_t bytes
     return CIMG_OK;
 }
 
+// ---- Decoding in bands, for files with restart markers ----------------------------------------------
+
+// One band of a banded decode: a standalone stream (the file's headers with the band's height, then the
+// entropy-coded data from the band's restart marker on, markers renumbered from RST0) or, for the first band,
+// the file itself. Rows [first_row, first_row + rows) of the band's own output are stored at `pixels`;
+// the decoder stops after them.
+typedef struct jpeg_band {
+    const uint8_t *data;
+    size_t size;
+    uint8_t *owned;  // `data`, when built for the band
+    int gray;
+    uint32_t skip;  // leading output rows to drop (the previous band wrote them)
+    uint32_t rows;  // output rows to store after them
+    uint8_t *pixels;
+    size_t bytes_per_row;
+    uint32_t width;
+    cimg_status status;
+} jpeg_band;
+
+static void jpeg_decode_band(jpeg_band *b) {
+    b->status = CIMG_CORRUPT;
+    cimg_jpeg_decoder *d = cimg_jpeg_decoder_create(b->data, b->size);
+    if (!d) {
+        b->status = CIMG_NO_MEMORY;
+        return;
+    }
+    cimg_jpeg_header h;
+    uint32_t w = 0, ht = 0;
+    if (cimg_jpeg_read_header(d, &h) != CIMG_OK || cimg_jpeg_prepare(d, 1, b->gray, &w, &ht) != CIMG_OK ||
+        w != b->width || ht < b->skip + b->rows) {
+        cimg_jpeg_decoder_destroy(d);
+        return;
+    }
+    struct jpeg_decompress_struct *c = &d->cinfo;
+    uint8_t *scratch = malloc(b->bytes_per_row);
+    if (!scratch || setjmp(d->err.jump)) {
+        free(scratch);
+        cimg_jpeg_decoder_destroy(d);
+        return;
+    }
+    jpeg_start_decompress(c);
+    uint32_t end = b->skip + b->rows;
+    while (c->output_scanline < end && !d->err.eof_seen) {
+        uint32_t y = c->output_scanline;
+        JSAMPROW row = y < b->skip ? scratch : b->pixels + (size_t)(y - b->skip) * b->bytes_per_row;
+        if (jpeg_read_scanlines(c, &row, 1) != 1) break;
+    }
+    int ok = c->output_scanline >= end && !d->err.eof_seen && d->err.pub.num_warnings == 0;
+    jpeg_abort_decompress(c);
+    free(scratch);
+    cimg_jpeg_decoder_destroy(d);
+    b->status = ok ? CIMG_OK : CIMG_CORRUPT;
+}
+
+static void *jpeg_band_thread(void *band) {
+    jpeg_decode_band((jpeg_band *)band);
+    return NULL;
+}
+
+cimg_status cimg_jpeg_decode_bands(const uint8_t *data, size_t size, int gray, uint8_t *pixels, size_t bytes_per_row,
+                                   uint32_t width, uint32_t height, int threads) {
+    if (!data || !pixels || threads < 2) return CIMG_UNSUPPORTED;
+    if (threads > 8) threads = 8;
+    // The markers up to the scan: one baseline or extended sequential Huffman frame, a restart interval, one
+    // scan holding every component.
+    size_t i = 2, sof = 0, scan = 0;
+    unsigned interval = 0, hmax = 1, vmax = 1, components = 0;
+    if (size < 4 || data[0] != 0xFF || data[1] != 0xD8) return CIMG_UNSUPPORTED;
+    while (!scan) {
+        while (i < size && data[i] == 0xFF && i + 1 < size && data[i + 1] == 0xFF) i++;  // fill bytes
+        if (i + 4 > size || data[i] != 0xFF) return CIMG_UNSUPPORTED;
+        uint8_t m = data[i + 1];
+        size_t len = ((size_t)data[i + 2] << 8) | data[i + 3];
+        if (len < 2 || i + 2 + len > size) return CIMG_UNSUPPORTED;
+        const uint8_t *p = data + i + 4;
+        if (m == 0xC0 || m == 0xC1) {
+            if (sof || len < 8) return CIMG_UNSUPPORTED;
+            sof = i;
+            components = p[5];
+            if (((unsigned)p[1] << 8 | p[2]) != height || ((unsigned)p[3] << 8 | p[4]) != width || p[0] != 8 ||
+                components < 1 || len < 8 + 3 * (size_t)components)
+                return CIMG_UNSUPPORTED;
+            for (unsigned k = 0; k < components; k++) {
+                unsigned hv = p[7 + 3 * k];
+                if ((hv >> 4) > hmax) hmax = hv >> 4;
+                if ((hv & 15) > vmax) vmax = hv & 15;
+            }
+        } else if ((m >= 0xC2 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) || m == 0xDC) {
+            return CIMG_UNSUPPORTED;  // progressive, lossless, arithmetic, hierarchical; DNL
+        } else if (m == 0xDD) {
+            if (len != 4) return CIMG_UNSUPPORTED;
+            interval = (unsigned)p[0] << 8 | p[1];
+        } else if (m == 0xDA) {
+            if (!sof || len < 3 || p[0] != components) return CIMG_UNSUPPORTED;
+            scan = i + 2 + len;
+        }
+        i += 2 + len;
+    }
+    if (!interval || (components != 1 && components != 3)) return CIMG_UNSUPPORTED;  // CMYK: converted row by row
+    if (components == 1) hmax = vmax = 1;  // a one-component scan's MCU is one block
+    uint32_t mcu_h = 8 * vmax, per_row = (width + 8 * hmax - 1) / (8 * hmax);
+    uint32_t mcu_rows = (height + mcu_h - 1) / mcu_h;
+    // Restart markers that fall at the start of an MCU row: band boundaries to choose from.
+    size_t cap = 64, count = 0, total = 0;
+    size_t *at = malloc(cap * sizeof *at);       // offset of the marker
+    uint32_t *row = malloc(cap * sizeof *row);   // MCU row it starts
+    size_t *index = malloc(cap * sizeof *index); // which marker of the scan it is (0-based)
+    size_t *all = NULL;                          // every marker's offset, for renumbering
+    size_t all_cap = 0;
+    cimg_status status = CIMG_UNSUPPORTED;
+    if (!at || !row || !index) goto done;
+    for (size_t k = scan; k + 1 < size;) {
+        const uint8_t *ff = memchr(data + k, 0xFF, size - k - 1);
+        if (!ff) goto done;
+        k = (size_t)(ff - data);
+        uint8_t m = data[k + 1];
+        if (m == 0x00 || m == 0xFF) {
+            k += m == 0x00 ? 2 : 1;
+            continue;
+        }
+        if (m == 0xD9) break;
+        if (m < 0xD0 || m > 0xD7 || (m - 0xD0) != (int)(total % 8)) goto done;  // another scan, or misnumbered
+        if (total == all_cap) {
+            all_cap = all_cap ? 2 * all_cap : 256;
+            size_t *grown = realloc(all, all_cap * sizeof *all);
+            if (!grown) goto done;
+            all = grown;
+        }
+        all[total] = k;
+        unsigned long long mcus = (unsigned long long)(total + 1) * interval;
+        if (mcus % per_row == 0 && mcus / per_row < mcu_rows) {
+            if (count == cap) {
+                cap *= 2;
+                size_t *a2 = realloc(at, cap * sizeof *at);
+                if (a2) at = a2;
+                uint32_t *r2 = realloc(row, cap * sizeof *row);
+                if (r2) row = r2;
+                size_t *i2 = realloc(index, cap * sizeof *index);
+                if (i2) index = i2;
+                if (!a2 || !r2 || !i2) goto done;
+            }
+            at[count] = k;
+            row[count] = (uint32_t)(mcus / per_row);
+            index[count] = total;
+            count++;
+        }
+        total++;
+        k += 2;
+    }
+    if (!count) goto done;
+    // Up to `threads` bands of about equal height, each starting at a boundary.
+    jpeg_band bands[8];
+    size_t chosen[8];
+    int n = 1;
+    for (int t = 1; t < threads; t++) {
+        uint32_t target = (uint32_t)(((unsigned long long)mcu_rows * (unsigned)t + (unsigned)threads / 2) / (unsigned)threads);
+        size_t best = count;
+        for (size_t c = 0; c < count; c++) {
+            if (n > 1 && row[c] <= row[chosen[n - 1]]) continue;
+            if (best == count || (row[c] > target ? row[c] - target : target - row[c]) <
+                                     (row[best] > target ? row[best] - target : target - row[best]))
+                best = c;
+        }
+        if (best == count || row[best] == 0 || (n > 1 && row[best] <= row[chosen[n - 1]])) continue;
+        chosen[n++] = best;
+    }
+    if (n < 2) goto done;
+    memset(bands, 0, sizeof bands);
+    for (int b = 0; b < n; b++) {
+        uint32_t first = b == 0 ? 0 : row[chosen[b]] * mcu_h;
+        uint32_t last = b + 1 < n ? row[chosen[b + 1]] * mcu_h : height;  // exclusive
+        if (last > height) last = height;
+        jpeg_band *band = &bands[b];
+        band->gray = gray;
+        band->width = width;
+        band->bytes_per_row = bytes_per_row;
+        // A band after the first drops its first row, whose vertical chroma context lies in the band above: the band
+        // above decodes one row further and stores it. So every row comes from a decoder that had its context.
+        band->skip = b == 0 ? 0 : 1;
+        uint32_t store_from = b == 0 ? 0 : first + 1;
+        uint32_t store_to = b + 1 < n ? last + 1 : height;
+        if (store_to > height) store_to = height;
+        band->rows = store_to - store_from;
+        band->pixels = pixels + (size_t)store_from * bytes_per_row;
+        if (b == 0) {
+            band->data = data;
+            band->size = size;
+            continue;
+        }
+        size_t from = at[chosen[b]] + 2, head = scan, tail = size - from;
+        uint8_t *s = malloc(head + tail);
+        if (!s) {
+            status = CIMG_NO_MEMORY;
+            goto cleanup;
+        }
+        memcpy(s, data, head);
+        memcpy(s + head, data + from, tail);
+        uint32_t band_height = height - first;
+        s[sof + 5] = (uint8_t)(band_height >> 8);
+        s[sof + 6] = (uint8_t)(band_height & 0xFF);
+        for (size_t m = index[chosen[b]] + 1; m < total; m++)
+            s[head + (all[m] - from) + 1] = (uint8_t)(0xD0 + (m - index[chosen[b]] - 1) % 8);
+        band->owned = s;
+        band->data = s;
+        band->size = head + tail;
+    }
+    {
+        pthread_t ids[8];
+        int started[8] = {0};
+        for (int b = 1; b < n; b++) started[b] = pthread_create(&ids[b], NULL, jpeg_band_thread, &bands[b]) == 0;
+        for (int b = 1; b < n; b++)
+            if (!started[b]) jpeg_decode_band(&bands[b]);
+        jpeg_decode_band(&bands[0]);
+        for (int b = 1; b < n; b++)
+            if (started[b]) pthread_join(ids[b], NULL);
+    }
+    status = CIMG_OK;
+    for (int b = 0; b < n; b++)
+        if (bands[b].status != CIMG_OK) status = CIMG_CORRUPT;
+cleanup:
+    for (int b = 0; b < n; b++) free(bands[b].owned);
+done:
+    free(at);
+    free(row);
+    free(index);
+    free(all);
+    return status;
+}
+
 // A growable malloc'd destination, so an error path can always free what was written.
 typedef struct cimg_jpeg_dest {
     struct jpeg_destination_mgr pub;

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import CImageCodecs
 
 @testable import PVImaging
 
@@ -41,6 +42,24 @@ import Testing
         #expect(CodecFixtures.identical(a, b), "banded and single-stream files decode to the same pixels")
     }
 
+    @Test func filesWithoutMarkersAreLeftToTheOrdinaryDecoder() throws {
+        let image = try CodecFixtures.noise(width: 1024, height: 768, format: .rgba32, seed: 4)
+        for data in [
+            try JPEGCodec.encode(image, quality: 90, threads: 1), try JPEGCodec.encode(image, quality: 90, progressive: true),
+        ] {
+            var out = try PixelBuffer(width: 1024, height: 768, format: .rgba32)
+            let status = data.withUnsafeBytes { file in
+                let rowBytes = out.bytesPerRow()
+                return out.withUnsafeMutableBytes { o in
+                    cimg_jpeg_decode_bands(
+                        file.baseAddress!.assumingMemoryBound(to: UInt8.self), file.count, 0,
+                        o.baseAddress!.assumingMemoryBound(to: UInt8.self), rowBytes, 1024, 768, 2)
+                }
+            }
+            #expect(status == CIMG_UNSUPPORTED)
+        }
+    }
+
     @Test func smallAndProgressiveImagesStaySingleStream() throws {
         let small = try CodecFixtures.noise(width: 400, height: 400, format: .rgba32, seed: 1)
         #expect(Self.restartMarkers(try JPEGCodec.encode(small, quality: 90, threads: 2)).markers.isEmpty)
@@ -58,4 +77,90 @@ import Testing
         let info = try ImageDecoder.info(data: data)
         #expect(info.orientation == .right && info.width == 1024 && info.height == 1024)
     }
+
+    /// The file decoded the ordinary way, one stream on one thread.
+    static func sequential(_ data: Data) throws -> PixelBuffer {
+        try data.withUnsafeBytes { try JPEGCodec.decode($0, options: ImageDecoder.Options(), threads: 1).pixels }
+    }
+
+    static func banded(_ data: Data, threads: Int) throws -> PixelBuffer {
+        try data.withUnsafeBytes { try JPEGCodec.decode($0, options: ImageDecoder.Options(), threads: threads).pixels }
+    }
+
+    @Test(
+        "a file with restart markers decodes in bands to the pixels of one stream",
+        arguments: [
+            (1920, 1080, PixelFormat.rgba32, 90, 2, 2),  // 4:2:0: a band's first row takes its chroma from the row above
+            (1920, 1080, .rgba32, 90, 4, 3),  // fewer decode threads than bands: some markers are not split at
+            (1920, 1080, .rgba32, 90, 8, 8),
+            (1000, 777, .rgb24, 95, 3, 2),  // 4:4:4
+            (700, 1300, .oneComponent8, 80, 2, 4),  // grey, more threads than bands
+            (1283, 1001, .bgra32, 60, 3, 3),  // sizes off the MCU grid
+        ])
+    func bandedDecodeMatchesOneStream(
+        width: Int, height: Int, format: PixelFormat, quality: Int, encodeThreads: Int, decodeThreads: Int
+    ) throws {
+        // A smooth image with sharp colour edges across every band boundary: chroma upsampling errors would show.
+        var image = try PixelBuffer(width: width, height: height, format: format)
+        let bpp = format.bytesPerPixel, rowBytes = image.bytesPerRow()
+        image.withUnsafeMutableBytes { raw in
+            for y in 0..<height {
+                for x in 0..<width {
+                    for c in 0..<bpp {
+                        let stripe = (y / 7 + c) % 3 == 0 ? 200 : 30
+                        raw[y * rowBytes + x * bpp + c] = UInt8((stripe + (x * (c + 1)) % 50) % 256)
+                    }
+                }
+            }
+        }
+        let data = try JPEGCodec.encode(image, quality: quality, threads: encodeThreads)
+        #expect(!Self.restartMarkers(data).markers.isEmpty)
+        let one = try Self.sequential(data), bands = try Self.banded(data, threads: decodeThreads)
+        #expect(CodecFixtures.identical(one, bands))
+        // The banded path itself succeeded (no silent fall-back to one stream).
+        var direct = try PixelBuffer(width: width, height: height, format: .rgba32)
+        let directRow = direct.bytesPerRow()
+        let status = data.withUnsafeBytes { file in
+            direct.withUnsafeMutableBytes { out in
+                cimg_jpeg_decode_bands(
+                    file.baseAddress!.assumingMemoryBound(to: UInt8.self), file.count, 0,
+                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), directRow, UInt32(width),
+                    UInt32(height), Int32(decodeThreads))
+            }
+        }
+        #expect(status == CIMG_OK)
+        if format != .oneComponent8 { #expect(CodecFixtures.identical(one, direct)) }
+        let gray = try data.withUnsafeBytes {
+            var options = ImageDecoder.Options()
+            options.keepsGrayscale = true
+            return try JPEGCodec.decode($0, options: options, threads: decodeThreads).pixels
+        }
+        #expect(gray.format == (format == .oneComponent8 ? .oneComponent8 : .rgba32))
+        #expect(CodecFixtures.identical(one, gray) || format != .oneComponent8)
+    }
+
+    @Test("a damaged or cut file decodes in bands exactly as in one stream, or fails the same way")
+    func damagedBandedFile() throws {
+        let image = try CodecFixtures.noise(width: 1280, height: 960, format: .rgba32, seed: 7)
+        let data = try JPEGCodec.encode(image, quality: 85, threads: 2)
+        let bytes = [UInt8](data)
+        // The restart marker between the two bands.
+        let marker = try #require((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xD0 })
+        // Corrupt entropy data after the marker: libjpeg warns and carries on; the second band's decoder sees the
+        // warning, so the whole file is decoded again in one stream, with the same result.
+        var damaged = bytes
+        for k in stride(from: marker + 200, to: marker + 260, by: 3) where damaged[k] != 0xFF && damaged[k - 1] != 0xFF {
+            damaged[k] ^= 0x5A
+        }
+        #expect(CodecFixtures.identical(try Self.sequential(Data(damaged)), try Self.banded(Data(damaged), threads: 2)))
+        // Cut inside the second band: the same truncation error either way.
+        let cut = Data(bytes[0..<(marker + (bytes.count - marker) / 2)])
+        #expect(throws: ImagingError.self) { try Self.banded(cut, threads: 2) }
+        do {
+            _ = try Self.banded(cut, threads: 2)
+        } catch let error as ImagingError {
+            #expect(error.code == .truncatedData)
+        }
+    }
 }
+

@@ -107,6 +107,16 @@ cimg_status cimg_jpeg_decode(cimg_jpeg_decoder *decoder, uint8_t *pixels, size_t
 
 #define CIMG_JPEG_MAX_SCANS 500
 
+/// Decodes a whole baseline file at full size (as `cimg_jpeg_prepare` with scale 1 and `gray`, then
+/// `cimg_jpeg_decode`) in up to `threads` (≤ 8) bands side by side, when its restart markers allow: one scan
+/// with every component, and markers at the start of MCU rows to split at (as `cimg_jpeg_encode`'s banded files
+/// and some cameras' have). The pixels are exactly those of a single-stream decode: a band's first row, whose
+/// chroma depends on the row above, is stored by the band above, which decodes one row further. Returns
+/// CIMG_UNSUPPORTED when the file has no such markers (nothing written), any other failure when a band failed
+/// (rows may be partly written); decode the file the ordinary way then, which reports the error.
+cimg_status cimg_jpeg_decode_bands(const uint8_t *data, size_t size, int gray, uint8_t *pixels, size_t bytes_per_row,
+                                   uint32_t width, uint32_t height, int threads);
+
 /// Encodes 8-bit pixels (`layout` GRAY8, RGB8, RGBA8, BGRA8, ARGB8 or CMYK8; alpha is ignored)
 /// as a JPEG with 4:2:0 chroma (4:4:4 at quality >= 95), baseline unless `progressive`. `exif` (a
 /// TIFF structure, may be NULL) is written as an APP1 `Exif\0\0` segment. With `threads` > 1, a

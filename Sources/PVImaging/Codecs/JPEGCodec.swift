@@ -3,7 +3,11 @@ import Foundation
 
 /// JPEG through libjpeg-turbo, via the `cimg_jpeg_*` shim (which owns every setjmp).
 enum JPEGCodec {
-    static func decode(_ bytes: UnsafeRawBufferPointer, options: ImageDecoder.Options) throws -> DecodedImage {
+    /// Decodes a JPEG; a large baseline file with restart markers at MCU-row starts is decoded in up to `threads`
+    /// bands side by side (same pixels).
+    static func decode(
+        _ bytes: UnsafeRawBufferPointer, options: ImageDecoder.Options, threads: Int = ImagingThreads.maximum
+    ) throws -> DecodedImage {
         let decoder = try Decoder(bytes)
         let header = try decoder.header()
         let width = Int(header.width), height = Int(header.height)
@@ -25,9 +29,17 @@ enum JPEGCodec {
             limits: options.limits)
         let row = pixels.bytesPerRow()
         try pixels.withUnsafeMutableBytes { target in
-            try decoder.check(
-                cimg_jpeg_decode(
-                    decoder.handle, target.baseAddress!.assumingMemoryBound(to: UInt8.self), row, outWidth, outHeight))
+            let out = target.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            // A large file with restart markers at MCU-row starts decodes in bands, one per core; any other file, or a
+            // band that fails (the ordinary decode then reports why), the ordinary way.
+            if denominator == 1, threads > 1, width * height >= 512 * 512,
+                cimg_jpeg_decode_bands(
+                    bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, gray ? 1 : 0, out, row, outWidth,
+                    outHeight, Int32(min(8, threads))) == CIMG_OK
+            {
+                return
+            }
+            try decoder.check(cimg_jpeg_decode(decoder.handle, out, row, outWidth, outHeight))
         }
         return DecodedImage(
             pixels: pixels, format: .jpeg, orientation: pending, exifOrientation: fileOrientation,
