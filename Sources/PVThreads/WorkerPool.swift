@@ -71,6 +71,9 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
     private let lock = NSCondition()
     private var open: [Batch] = []  // batches that may still have unclaimed jobs
     private let openCount = Atomic<Int>(0)
+    /// Set by ``stopSpinning()``, cleared by the next ``forEach(count:_:)``: idle workers and waiting callers sleep at
+    /// once instead of checking for work.
+    private let quiet = Atomic<Bool>(false)
     private var sleeping = 0
     /// Number of worker threads.
     package let workers: Int
@@ -94,6 +97,7 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
         }
         withoutActuallyEscaping(body) { body in
             let batch = Batch(count: count, body: body)
+            quiet.store(false, ordering: .relaxed)
             lock.lock()
             open.append(batch)
             openCount.store(open.count, ordering: .releasing)
@@ -104,7 +108,9 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
             close(batch)
             lock.unlock()
             let start = DispatchTime.now().uptimeNanoseconds
-            while !batch.isComplete, DispatchTime.now().uptimeNanoseconds - start < Self.waitSpin { sched_yield() }
+            while !batch.isComplete, !quiet.load(ordering: .relaxed), DispatchTime.now().uptimeNanoseconds - start < Self.waitSpin {
+                sched_yield()
+            }
             batch.done.lock()
             while !batch.isComplete { batch.done.wait() }
             batch.done.unlock()
@@ -119,6 +125,13 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
                 sched_yield()
             }
         }
+    }
+
+    /// Makes idle workers, and callers waiting for their jobs' end, sleep now instead of checking for work for a while,
+    /// until the next ``forEach(count:_:)``: for code about to run threads of its own (a multi-threaded model run),
+    /// which a spinning thread would keep from a core.
+    package func stopSpinning() {
+        quiet.store(true, ordering: .relaxed)
     }
 
     /// Takes `batch` out of `open` (if still there), so no worker enters it any more. Call with `lock` held.
@@ -145,7 +158,7 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
                     continue
                 }
             }
-            if DispatchTime.now().uptimeNanoseconds - idleSince < Self.idleSpin {
+            if !quiet.load(ordering: .relaxed), DispatchTime.now().uptimeNanoseconds - idleSince < Self.idleSpin {
                 sched_yield()
                 continue
             }

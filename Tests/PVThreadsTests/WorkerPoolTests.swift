@@ -73,6 +73,26 @@ import Testing
         #expect(try concurrently(jobs) == [true, true])
     }
 
+    /// `stopSpinning()` in the middle of a batch (as the segmenter calls it before a two-thread model run): the caller,
+    /// now sleeping instead of checking, still returns when the other job ends, and the next batches run side by side.
+    @Test func stoppingTheSpinDuringABatchLosesNothing() throws {
+        let jobs = (0..<2).map { k in
+            { @Sendable () -> Int in
+                if k == 0 {
+                    WorkerPool.shared.stopSpinning()
+                } else {
+                    Thread.sleep(forTimeInterval: 0.01)
+                }
+                return k + 1
+            }
+        }
+        for _ in 0..<20 { #expect(try concurrently(jobs) == [1, 2]) }
+        WorkerPool.shared.stopSpinning()
+        Thread.sleep(forTimeInterval: 0.005)  // idle workers are asleep now
+        try jobsRunSideBySideWhenThereAreWorkers()
+        #expect(try concurrently((0..<9).map { k in { @Sendable in k } }) == Array(0..<9))
+    }
+
     @Test func cgroupQuotaLines() {
         #expect(CPUBudget.quotaCores(cgroupV2: "max 100000\n") == nil)
         #expect(CPUBudget.quotaCores(cgroupV2: "100000 100000\n") == 1)

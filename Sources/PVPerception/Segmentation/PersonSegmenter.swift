@@ -2,6 +2,7 @@ import Foundation
 import PVImaging
 import PVInference
 import PVThreads
+import Synchronization
 
 /// The three person-segmentation levels, as Vision's `QualityLevel` (raw values: accurate 0, balanced 1, fast 2).
 public enum SegmentationQuality: Int, Sendable, CaseIterable {
@@ -42,6 +43,9 @@ public final class PersonSegmenter: Sendable {
     /// The fast and balanced levels' first gate (short-range face detector).
     private let faces: FaceDetector?
     private let landmarker: PoseLandmarker?
+    /// The accurate level's landmarker on two threads, for a lone person whose landmark run starts after the selfie
+    /// branch has ended (the other core would idle).
+    private let wideLandmarker: PoseLandmarker?
     private let threads: Int
     /// Whether the two branches (selfie model; pose detector or landmarker) run side by side.
     private let concurrent: Bool
@@ -50,8 +54,9 @@ public final class PersonSegmenter: Sendable {
     ///
     /// By default (`threads` nil) every model runs on one thread and the selfie model runs beside the pose
     /// branch, one core each: XNNPACK's multi-threaded runs spin-wait between operators and slow down several
-    /// times when other work holds the cores, single-threaded runs do not. An explicit thread count runs the
-    /// models multi-threaded, one after the other.
+    /// times when other work holds the cores, single-threaded runs do not. The one exception: at the accurate
+    /// level, a lone person's landmark run, which starts once the selfie branch has ended, uses both cores. An
+    /// explicit thread count runs the models multi-threaded, one after the other.
     /// - Throws: `InferenceError` `.modelNotFound` when the models are not installed.
     public init(quality: SegmentationQuality, threads: Int? = nil) throws {
         self.quality = quality
@@ -65,10 +70,12 @@ public final class PersonSegmenter: Sendable {
             options.segmentation = .roi
             let landmarker = try PoseLandmarker(options: options, threads: n)
             self.landmarker = landmarker
+            wideLandmarker = concurrent ? try PoseLandmarker(options: options, threads: 2) : nil
             detector = landmarker.detector
             faces = nil
         } else {
             landmarker = nil
+            wideLandmarker = nil
             detector = try PoseDetector(threads: n)
             faces = try FaceDetector(threads: n)
         }
@@ -117,12 +124,14 @@ public final class PersonSegmenter: Sendable {
             // beside the pose branch (the longer one), with the selfie model.
             let factor = max((max(W, H) + 511) / 512, min(4, max(2, min(W, H) / 80) / 2))
             let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
+            let selfieBranchDone = Atomic<Bool>(false)
             let (found, (selfie, statistics)) = try both(
-                { try self.landmarker!.detect(in: image) },
+                { try self.people(in: image, otherCoreFree: selfieBranchDone) },
                 {
-                    (try self.selfieMask(image, pool: self.landscape, width: 256, height: 144),
-                     GuidedFilter.guideStatistics(
-                        image, factor: factor, radius: Self.refineRadius(W, H, factor: factor), epsilon: Self.refineEpsilon))
+                    defer { selfieBranchDone.store(true, ordering: .releasing) }
+                    return (try self.selfieMask(image, pool: self.landscape, width: 256, height: 144),
+                        GuidedFilter.guideStatistics(
+                            image, factor: factor, radius: Self.refineRadius(W, H, factor: factor), epsilon: Self.refineEpsilon))
                 })
             guard !found.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
             // The selfie model marks someone no found person accounts for: search as the body request does (tiles,
@@ -171,6 +180,39 @@ public final class PersonSegmenter: Sendable {
             }
             return try Self.refine(fused, guide: image)
         }
+    }
+
+    /// The accurate level's whole-image pose pass (``PoseLandmarker/detect(in:)``, same result). A lone detection's
+    /// landmark run uses both cores when the selfie branch has ended by then (or within ``wideWait``): the pool's
+    /// idle thread is told to sleep rather than spin, so XNNPACK's worker gets its core, and the workers are parked
+    /// after the run, before the refinement wants both cores.
+    private func people(in image: PixelBuffer, otherCoreFree: borrowing Atomic<Bool>) throws -> [PersonPose] {
+        let landmarker = self.landmarker!
+        let detections = try landmarker.detector.detect(
+            in: image, minScore: landmarker.options.minDetectionScore, tiling: landmarker.options.detectorTiling)
+        if let wide = wideLandmarker, detections.count == 1, Self.wait(for: otherCoreFree, nanoseconds: Self.wideWait) {
+            WorkerPool.shared.stopSpinning()
+            defer { Interpreter.parkWorkers(threads: 2) }
+            return try wide.landmarks(for: detections[0], in: image).map { [$0] } ?? []
+        }
+        var people: [PersonPose] = []
+        try landmarker.runLandmarks(
+            for: detections, in: image, into: &people, maxPeople: landmarker.options.maxPeople, skip: { _, _ in false }
+        ) { landmarker.add($0, to: &$1) }
+        return people
+    }
+
+    /// How long a lone person's landmark run waits for the selfie branch before running on one thread.
+    static let wideWait: UInt64 = 1_500_000
+
+    /// Whether `flag` is set now or within `nanoseconds` (checked while yielding the core).
+    private static func wait(for flag: borrowing Atomic<Bool>, nanoseconds: UInt64) -> Bool {
+        let start = DispatchTime.now().uptimeNanoseconds
+        while !flag.load(ordering: .acquiring) {
+            if DispatchTime.now().uptimeNanoseconds - start >= nanoseconds { return false }
+            sched_yield()
+        }
+        return true
     }
 
     /// The regions of the selfie mask (256×144, the whole image) that stand apart from every found person: someone
