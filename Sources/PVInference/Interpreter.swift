@@ -2,6 +2,7 @@ import CInferenceKernels
 import CXNNPack
 import Foundation
 import PVThreads
+import Synchronization
 
 /// Runs a ``CompiledModel``: write the inputs, ``invoke()``, read the outputs.
 ///
@@ -111,6 +112,8 @@ public final class Interpreter {
 
     /// Runs the model on the current inputs.
     public func invoke() throws {
+        Self.inFlight.add(1, ordering: .relaxed)
+        defer { Self.inFlight.subtract(1, ordering: .relaxed) }
         let start = InferenceTimeline.isRecording ? DispatchTime.now().uptimeNanoseconds : 0
         for stage in stages {
             try stage.xnn?.invoke()
@@ -118,6 +121,13 @@ public final class Interpreter {
         }
         if start != 0 { InferenceTimeline.append(model: model.name, start: start, end: DispatchTime.now().uptimeNanoseconds) }
     }
+
+    /// Model runs under way in this process, on any interpreter.
+    private static let inFlight = Atomic<Int>(0)
+
+    /// How many model runs are under way in this process right now: a pipeline about to run a model on several threads
+    /// checks that nothing else would compete for the cores.
+    package static var runsInFlight: Int { inFlight.load(ordering: .relaxed) }
 
     /// Per-operator timing: builds a profiling interpreter (one XNNPACK runtime per operator) and returns, per
     /// lowered operator, its description and its median time in milliseconds over `iterations` runs.

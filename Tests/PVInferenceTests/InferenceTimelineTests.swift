@@ -31,4 +31,38 @@ import Testing
         let (_, none) = InferenceTimeline.record {}
         #expect(none.isEmpty)
     }
+
+    /// `Interpreter.runsInFlight` counts the runs under way on any thread (the segmenter checks it before a 2-thread run).
+    @Test func runsInFlightCountsRunsOnOtherThreads() throws {
+        let model = try CompiledModel.load(named: "face_detection_short_range.tflite")
+        let stop = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        let running = UnsafeSendableFlag()
+        Thread.detachNewThread {
+            if let b = try? Interpreter(model: model, threads: 1) {
+                while stop.wait(timeout: .now()) == .timedOut {
+                    running.set()
+                    try? b.invoke()
+                }
+            }
+            done.signal()
+        }
+        var seen = 0
+        let deadline = DispatchTime.now().uptimeNanoseconds + 10_000_000_000
+        while seen == 0, DispatchTime.now().uptimeNanoseconds < deadline {
+            if running.isSet { seen = max(seen, Interpreter.runsInFlight) }
+        }
+        stop.signal()
+        done.wait()
+        // (Other suites run models in parallel, so the count is not checked to fall back to 0 here.)
+        #expect(seen >= 1, "a run on another thread is counted while it runs")
+    }
 }
+
+/// A flag one thread sets and another reads (tests only).
+final class UnsafeSendableFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
+}
+

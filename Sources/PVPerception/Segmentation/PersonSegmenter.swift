@@ -183,14 +183,18 @@ public final class PersonSegmenter: Sendable {
     }
 
     /// The accurate level's whole-image pose pass (``PoseLandmarker/detect(in:)``, same result). A lone detection's
-    /// landmark run uses both cores when the selfie branch has ended by then (or within ``wideWait``): the pool's
-    /// idle thread is told to sleep rather than spin, so XNNPACK's worker gets its core, and the workers are parked
-    /// after the run, before the refinement wants both cores.
+    /// landmark run uses both cores when the selfie branch has ended by then (or within ``wideWait``) and no other
+    /// model run is under way in the process (another request's would compete for the cores: multi-threaded runs
+    /// spin-wait, single-threaded ones do not): the pool's idle thread is told to sleep rather than spin, so
+    /// XNNPACK's worker gets its core, and the workers are parked after the run, before the refinement wants both
+    /// cores.
     private func people(in image: PixelBuffer, otherCoreFree: borrowing Atomic<Bool>) throws -> [PersonPose] {
         let landmarker = self.landmarker!
         let detections = try landmarker.detector.detect(
             in: image, minScore: landmarker.options.minDetectionScore, tiling: landmarker.options.detectorTiling)
-        if let wide = wideLandmarker, detections.count == 1, Self.wait(for: otherCoreFree, nanoseconds: Self.wideWait) {
+        if let wide = wideLandmarker, detections.count == 1, Self.wait(for: otherCoreFree, nanoseconds: Self.wideWait),
+            Interpreter.runsInFlight == 0
+        {
             WorkerPool.shared.stopSpinning()
             defer { Interpreter.parkWorkers(threads: 2) }
             return try wide.landmarks(for: detections[0], in: image).map { [$0] } ?? []
