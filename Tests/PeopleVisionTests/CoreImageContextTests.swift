@@ -1,6 +1,6 @@
 import Foundation
 import PVImaging
-import PeopleVision
+@testable import PeopleVision
 import Testing
 
 @Suite("Core Image: CIContext rendering and export")
@@ -49,32 +49,17 @@ struct CoreImageContextTests {
         }
     }
 
-    @Test("an 8-bit mask at full size is blended from its bytes exactly as through floats; opaque runs skip premultiplying")
+    @Test("an 8-bit mask and RGBA images at full size are blended straight from their bytes, to the tile path's bytes")
     func byteMaskBlend() throws {
+        /// `image` rendered with and without reading stored bytes directly.
+        func bothPaths(_ image: CIImage, _ rect: CGRect) -> (direct: [[SIMD4<UInt8>]], tiles: [[SIMD4<UInt8>]]) {
+            let direct = CITest.rgba(image, rect)
+            _BlendNode.readsStoredBytes.store(false, ordering: .relaxed)
+            defer { _BlendNode.readsStoredBytes.store(true, ordering: .relaxed) }
+            return (direct, CITest.rgba(image, rect))
+        }
         // Widths that leave a tail after the eight-pixel steps; alpha 255 in runs with translucent pixels between them.
-        for (w, h) in [(61, 9), (8, 3), (5, 2)] {
-            let fg = CIImage(cvPixelBuffer: CITest.buffer(w, h, kCVPixelFormatType_32RGBA) { x, y in
-                let a: UInt8 = (x + 3 * y) % 11 == 4 ? max(CITest.noise(x, y, 9), 1) : 255
-                return (0..<3).map { min(CITest.noise(x, y, $0), a) } + [a]
-            })
-            let bg = CIImage(cvPixelBuffer: CITest.buffer(w, h, kCVPixelFormatType_32BGRA) { x, y in
-                [CITest.noise(x, y, 5), CITest.noise(x, y, 6), CITest.noise(x, y, 7), 255]
-            })
-            // Every byte value occurs in the mask (the 61 × 9 case).
-            let mask = CIImage(cvPixelBuffer: CITest.buffer(w, h, kCVPixelFormatType_OneComponent8) { x, y in
-                [UInt8((x + w * y) * 7 % 256)]
-            })
-            func blend(_ m: CIImage) -> CIImage {
-                fg.applyingFilter("CIBlendWithRedMask", parameters: [kCIInputBackgroundImageKey: bg, kCIInputMaskImageKey: m])
-            }
-            let rect = CGRect(x: 0, y: 0, width: w, height: h)
-            // The crop keeps the mask off the byte path: its red channel goes through floats.
-            let direct = CITest.rgba(blend(mask), rect), viaFloats = CITest.rgba(blend(mask.cropped(to: rect)), rect)
-            #expect(direct == viaFloats, "\(w)×\(h)")
-            // Moved by whole pixels, the mask still blends (partly outside the image: the float path there).
-            let moved = mask.transformed(by: CGAffineTransform(translationX: 2, y: -1))
-            #expect(CITest.rgba(blend(moved), rect) == CITest.rgba(blend(moved.cropped(to: moved.extent)), rect))
-            // A straight-alpha foreground (a CGImage) is premultiplied on the way: fg·α/255 per channel, rounded.
+        for (w, h) in [(61, 9), (8, 3), (5, 2), (1030, 4)] {
             var straight = try PixelBuffer(width: w, height: h, format: .rgba32)
             let rowBytes = straight.bytesPerRow()
             straight.withUnsafeMutableBytes { raw in
@@ -86,10 +71,37 @@ struct CoreImageContextTests {
                     }
                 }
             }
+            let premultiplied = CIImage(cvPixelBuffer: CITest.buffer(w, h, kCVPixelFormatType_32RGBA) { x, y in
+                let a: UInt8 = (x + 3 * y) % 11 == 4 ? max(CITest.noise(x, y, 9), 1) : 255
+                return (0..<3).map { min(CITest.noise(x, y, $0), a) } + [a]
+            })
+            let backgrounds = [kCVPixelFormatType_32BGRA, kCVPixelFormatType_32RGBA].map { format in
+                CIImage(cvPixelBuffer: CITest.buffer(w, h, format) { x, y in
+                    [CITest.noise(x, y, 5), CITest.noise(x, y, 6), CITest.noise(x, y, 7), 255]
+                })
+            }
+            // Every byte value occurs in the mask (the 61 × 9 case).
+            let mask = CIImage(cvPixelBuffer: CITest.buffer(w, h, kCVPixelFormatType_OneComponent8) { x, y in
+                [UInt8((x + w * y) * 7 % 256)]
+            })
+            // Moved by whole pixels, partly outside the image (the tile path there).
+            let moved = mask.transformed(by: CGAffineTransform(translationX: 2, y: -1))
+            let rect = CGRect(x: 0, y: 0, width: w, height: h)
+            for fg in [premultiplied, CIImage(cgImage: CGImage(buffer: straight))] {
+                for bg in backgrounds {
+                    for m in [mask, moved] {
+                        let paths = bothPaths(
+                            fg.applyingFilter("CIBlendWithRedMask", parameters: [kCIInputBackgroundImageKey: bg, kCIInputMaskImageKey: m]),
+                            rect)
+                        #expect(paths.direct == paths.tiles, "\(w)×\(h)")
+                    }
+                }
+            }
+            // A straight-alpha foreground (a CGImage) is premultiplied on the way: fg·α/255 per channel, rounded.
             let full = CIImage(cvPixelBuffer: CITest.buffer(w, h, kCVPixelFormatType_OneComponent8) { _, _ in [255] })
             let out = CITest.rgba(
                 CIImage(cgImage: CGImage(buffer: straight)).applyingFilter(
-                    "CIBlendWithRedMask", parameters: [kCIInputBackgroundImageKey: bg, kCIInputMaskImageKey: full]),
+                    "CIBlendWithRedMask", parameters: [kCIInputBackgroundImageKey: backgrounds[1], kCIInputMaskImageKey: full]),
                 rect)
             for y in 0..<h {
                 for x in 0..<w {

@@ -55,4 +55,10 @@ void cimg_sample_rgb4_row(const uint8_t *restrict src, size_t stride, int width,
 void cimg_sample_rgb4_row_table(const uint8_t *restrict src, size_t stride, int r_off, int g_off, int b_off,
                                 const intptr_t *restrict xs, const float *restrict ax, long y0, float ay, int first,
                                 int end, float scale, float offset, float *restrict out);
+
+/// `out = bg + mask·(fg − bg)` per byte of premultiplied RGBA words (R in the low byte), rounded as Core Image's 8-bit
+/// path rounds; `premultiply` premultiplies a straight-alpha `fg` on the way. `out` may be `fg` or `bg`.
+void cimg_blend_rgba_mask8(const uint32_t *fg, int premultiply, const uint32_t *bg, const uint8_t *mask, uint32_t *out,
+                           int n);
+
 #endif

@@ -2,8 +2,10 @@
 // a float tile; outside its bounds it is clear (transparent black), as Core Image images are.
 // Nodes are immutable after compilation and shared by the render threads; scratch memory
 // comes from the calling thread's `_EvalContext`.
+import CImageKernels
 import Foundation
 import PVImaging
+import Synchronization
 
 class _PlanNode: @unchecked Sendable {
     /// The pixels that may be non-clear.
@@ -52,6 +54,9 @@ class _PlanNode: @unchecked Sendable {
     /// When this node is a stored 8-bit one-component image (moved by whole pixels at most) that covers all of `r`:
     /// the image and where `r` lies in it (its bottom-up coordinates), so the 8-bit path can read a mask's bytes.
     func grey8Source(_ r: _IRect) -> (pixels: PixelBuffer, x: Int, y: Int)? { nil }
+
+    /// As ``grey8Source(_:)`` for a stored image in RGBA byte order, and whether it must be premultiplied (straight alpha).
+    func rgbaSource(_ r: _IRect) -> (pixels: PixelBuffer, x: Int, y: Int, premultiply: Bool)? { nil }
 
     /// Renders `r`, which lies inside ``bounds``.
     func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
@@ -119,6 +124,10 @@ final class _SourceNode: _PlanNode, @unchecked Sendable {
 
     override func grey8Source(_ r: _IRect) -> (pixels: PixelBuffer, x: Int, y: Int)? {
         kind == .grey8 && r.intersection(bounds) == r ? (pixels, r.x, r.y) : nil
+    }
+
+    override func rgbaSource(_ r: _IRect) -> (pixels: PixelBuffer, x: Int, y: Int, premultiply: Bool)? {
+        kind == .rgba && r.intersection(bounds) == r ? (pixels, r.x, r.y, premultiply) : nil
     }
 
     override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
@@ -265,6 +274,9 @@ final class _TranslateNode: _PlanNode, @unchecked Sendable {
     }
     override func grey8Source(_ r: _IRect) -> (pixels: PixelBuffer, x: Int, y: Int)? {
         r.intersection(bounds) == r ? child.grey8Source(r.offsetBy(-dx, -dy)) : nil
+    }
+    override func rgbaSource(_ r: _IRect) -> (pixels: PixelBuffer, x: Int, y: Int, premultiply: Bool)? {
+        r.intersection(bounds) == r ? child.rgbaSource(r.offsetBy(-dx, -dy)) : nil
     }
     override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
         child.render(r.offsetBy(-dx, -dy), out, stride, ctx)
@@ -603,6 +615,10 @@ final class _CompositeNode: _PlanNode, @unchecked Sendable {
 
 /// `CIBlendWith…Mask`: `bg + m·(fg − bg)` with `m` one channel of the mask.
 final class _BlendNode: _PlanNode, @unchecked Sendable {
+    /// Whether the 8-bit path reads stored 8-bit masks and RGBA images straight from their rows (default) or renders
+    /// them into tiles first, as for any other input: tests compare the two.
+    static let readsStoredBytes = Atomic<Bool>(true)
+
     let foreground: _PlanNode
     let background: _PlanNode
     let mask: _PlanNode
@@ -649,10 +665,33 @@ final class _BlendNode: _PlanNode, @unchecked Sendable {
             background.renderBytes(r, out, stride, ctx)
             return
         }
+        let direct = Self.readsStoredBytes.load(ordering: .relaxed)
+        if direct, channel < 3, let grey = mask.grey8Source(r), let fg = foreground.rgbaSource(r),
+            let bg = background.rgbaSource(r), !bg.premultiply
+        {
+            // Three stored 8-bit images (a photo, a backdrop, a Vision person mask): blended straight from their rows.
+            fg.pixels.withUnsafeBytes { f in
+                bg.pixels.withUnsafeBytes { b in
+                    grey.pixels.withUnsafeBytes { m in
+                        let fRow = fg.pixels.bytesPerRow(), bRow = bg.pixels.bytesPerRow(), mRow = grey.pixels.bytesPerRow()
+                        for j in 0..<r.h {
+                            let fp = f.baseAddress! + (fg.pixels.height - 1 - (fg.y + j)) * fRow + fg.x * 4
+                            let bp = b.baseAddress! + (bg.pixels.height - 1 - (bg.y + j)) * bRow + bg.x * 4
+                            let mp = m.baseAddress! + (grey.pixels.height - 1 - (grey.y + j)) * mRow + grey.x
+                            cimg_blend_rgba_mask8(
+                                fp.assumingMemoryBound(to: UInt32.self), fg.premultiply ? 1 : 0,
+                                bp.assumingMemoryBound(to: UInt32.self), mp.assumingMemoryBound(to: UInt8.self),
+                                out + j * stride, Int32(r.w))
+                        }
+                    }
+                }
+            }
+            return
+        }
         foreground.renderBytes(r, out, stride, ctx)
         let b = ctx.raw(backgroundSlot, bytes: r.area * 4).bindMemory(to: _Word.self, capacity: r.area)
         background.renderBytes(r, b, r.w, ctx)
-        if channel < 3, let grey = mask.grey8Source(r) {
+        if direct, channel < 3, let grey = mask.grey8Source(r) {
             // An 8-bit mask (a Vision person mask): its bytes are the weights, as the float path would round them.
             let height = grey.pixels.height, rowBytes = grey.pixels.bytesPerRow()
             grey.pixels.withUnsafeBytes { bytes in
