@@ -32,7 +32,7 @@ enum JPEGCodec {
             let out = target.baseAddress!.assumingMemoryBound(to: UInt8.self)
             // A large file with restart markers at MCU-row starts decodes in bands, one per core; any other file, or a
             // band that fails (the ordinary decode then reports why), the ordinary way.
-            if denominator == 1, threads > 1, width * height >= 512 * 512,
+            if denominator == 1, threads > 1, width * height >= 512 * 512, stopSpinning(),
                 cimg_jpeg_decode_bands(
                     bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, gray ? 1 : 0, out, row, outWidth,
                     outHeight, Int32(min(8, threads))) == CIMG_OK
@@ -74,6 +74,8 @@ enum JPEGCodec {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = [CChar](repeating: 0, count: Int(CIMG_MESSAGE_MAX))
+        // The bands run on threads of their own: the worker pool's idle threads would spin against them.
+        if threads > 1 { ImagingThreads.quietPool() }
         let status = source.withUnsafeBytes { pixels in
             (exif ?? []).withUnsafeBufferPointer { exifBytes in
                 cimg_jpeg_encode(
@@ -84,6 +86,12 @@ enum JPEGCodec {
             }
         }
         return try codecTakeOutput(status: status, out: out, size: size, message: message, format: "JPEG")
+    }
+
+    /// ``ImagingThreads/quietPool()`` (a banded decode runs threads of its own); true.
+    private static func stopSpinning() -> Bool {
+        ImagingThreads.quietPool()
+        return true
     }
 
     /// Owns one `cimg_jpeg_decoder`; the bytes it reads must outlive it.
