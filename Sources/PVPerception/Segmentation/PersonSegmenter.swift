@@ -275,13 +275,30 @@ public final class PersonSegmenter: Sendable {
     static func gate(_ mask: inout PixelBuffer, imageWidth: Int, imageHeight: Int, regions: [PersonRegion]) {
         let w = mask.width, h = mask.height, stride = mask.bytesPerRow() / 4
         let sx = Double(imageWidth) / Double(w), sy = Double(imageHeight) / Double(h)
+        // Each region's weight is 0 outside its bounding box (a pixel beyond it lies farther than `half` along an
+        // axis): there, only the product with 0 is left to do. The boxes are widened by a pixel so that pixels near
+        // their edges take the exact path.
+        let boxes = regions.map { r -> (x0: Double, x1: Double, y0: Double, y1: Double) in
+            let ex = r.half * (abs(r.axisX.x) + abs(r.axisY.x)) + sx, ey = r.half * (abs(r.axisX.y) + abs(r.axisY.y)) + sy
+            return (r.center.x - ex, r.center.x + ex, r.center.y - ey, r.center.y + ey)
+        }
         mask.withUnsafeMutableBytes { raw in
             let m = raw.bindMemory(to: Float.self)
             for y in 0..<h {
                 let py = (Double(y) + 0.5) * sy - 0.5
+                // The columns some region's box covers on this row (in mask pixels, rounded outwards).
+                var first = w, last = -1
+                for b in boxes where py >= b.y0 && py <= b.y1 {
+                    first = min(first, max(0, Int(((b.x0 + 0.5) / sx - 0.5).rounded(.down))))
+                    last = max(last, min(w - 1, Int(((b.x1 + 0.5) / sx - 0.5).rounded(.up))))
+                }
                 for x in 0..<w {
                     let i = y * stride + x
                     guard m[i] > 0 else { continue }
+                    guard x >= first, x <= last else {
+                        m[i] *= 0
+                        continue
+                    }
                     let p = SIMD2((Double(x) + 0.5) * sx - 0.5, py)
                     var g: Float = 0
                     for r in regions where g < 1 { g = max(g, r.weight(p)) }
