@@ -125,13 +125,14 @@ public final class PersonSegmenter: Sendable {
             let factor = max((max(W, H) + 511) / 512, min(4, max(2, min(W, H) / 80) / 2))
             let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
             let selfieBranchDone = Atomic<Bool>(false)
-            let (found, (selfie, statistics)) = try both(
+            let (found, (selfie, statistics, selfieOnGrid)) = try both(
                 { try self.people(in: image, otherCoreFree: selfieBranchDone) },
                 {
                     defer { selfieBranchDone.store(true, ordering: .releasing) }
-                    return (try self.selfieMask(image, pool: self.landscape, width: 256, height: 144),
-                        GuidedFilter.guideStatistics(
-                            image, factor: factor, radius: Self.refineRadius(W, H, factor: factor), epsilon: Self.refineEpsilon))
+                    let selfie = try self.selfieMask(image, pool: self.landscape, width: 256, height: 144)
+                    let statistics = GuidedFilter.guideStatistics(
+                        image, factor: factor, radius: Self.refineRadius(W, H, factor: factor), epsilon: Self.refineEpsilon)
+                    return (selfie, statistics, try selfie.resized(width: w, height: h, method: .bilinear))
                 })
             guard !found.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
             // The selfie model marks someone no found person accounts for: search as the body request does (tiles,
@@ -142,7 +143,7 @@ public final class PersonSegmenter: Sendable {
                 : try landmarker!.detectMultiScale(
                     in: image, maxPeople: landmarker!.options.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
                     tilesBeside: false, wholeImage: found)
-            var fused = try selfie.resized(width: w, height: h, method: .bilinear)
+            var fused = selfieOnGrid
             // The people's pose masks, merged by maximum (the first one as is: its values are not negative).
             var merged: PixelBuffer?
             for person in people {
