@@ -121,3 +121,123 @@ void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride,
         }
     }
 }
+
+// ---- The guide statistics in one pass ---------------------------------------------------------------------------
+
+// Bit for bit what PVImaging's Swift path computes (box filters of I_r, I_g, I_b and of their six products, band by
+// band with fresh column sums, then the inverse of the regularised covariance), so no contraction into FMAs.
+#pragma STDC FP_CONTRACT OFF
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#endif
+
+void cimg_guide_statistics(const float *const channels[3], int w, int h, int r, int bands, float eps,
+                           float *const means[3], float *const inverse[6], float *scratch) {
+    static const int pa[6] = {0, 0, 0, 1, 1, 2}, pb[6] = {0, 1, 2, 1, 2, 2};
+    float *col = scratch;            // 9 column-sum rows of w
+    float *out = scratch + 9 * w;    // 9 output rows of w
+    const int interior_start = r + 1 < w ? r + 1 : w;
+    const int interior_end = w - r - 1 > interior_start ? w - r - 1 : interior_start;
+    const float inv_window = (float)(2 * r + 1);
+    for (int band = 0; band < bands; band++) {
+        const int first = (int)((long)h * band / bands), end = (int)((long)h * (band + 1) / bands);
+        if (first >= end) continue;
+        for (int k = 0; k < 9 * w; k++) col[k] = 0;
+        int y0 = first - r > 0 ? first - r : 0, y1 = first + r < h - 1 ? first + r : h - 1;
+        for (int yy = y0; yy <= y1; yy++) {
+            for (int c = 0; c < 3; c++) {
+                const float *s = channels[c] + (size_t)yy * w;
+                float *d = col + c * w;
+                for (int i = 0; i < w; i++) d[i] += s[i];
+            }
+            for (int q = 0; q < 6; q++) {
+                const float *a = channels[pa[q]] + (size_t)yy * w, *b = channels[pb[q]] + (size_t)yy * w;
+                float *d = col + (3 + q) * w;
+                for (int i = 0; i < w; i++) d[i] += a[i] * b[i];
+            }
+        }
+        for (int y = first; y < end; y++) {
+            int lo = y - r > 0 ? y - r : 0, hi = y + r < h - 1 ? y + r : h - 1;
+            const float inv_rows = 1.0f / (float)(hi - lo + 1);
+            const float inv_full = inv_rows / inv_window;
+            for (int p = 0; p < 9; p++) {
+                const float *cs = col + p * w;
+                float *o = out + p * w;
+                float acc = 0;
+                for (int x = 0; x <= (w - 1 < r ? w - 1 : r); x++) acc += cs[x];
+                for (int x = 0; x < interior_start; x++) {
+                    int cl = x - r > 0 ? x - r : 0, ch = x + r < w - 1 ? x + r : w - 1;
+                    o[x] = acc * (inv_rows / (float)(ch - cl + 1));
+                    float d = 0;
+                    if (x + r + 1 < w) d += cs[x + r + 1];
+                    if (x - r >= 0) d -= cs[x - r];
+                    acc += d;
+                }
+                for (int x = interior_start; x < interior_end; x++) {
+                    o[x] = acc * inv_full;
+                    float d = cs[x + r + 1] - cs[x - r];
+                    acc += d;
+                }
+                for (int x = interior_end; x < w; x++) {
+                    int cl = x - r > 0 ? x - r : 0, ch = x + r < w - 1 ? x + r : w - 1;
+                    o[x] = acc * (inv_rows / (float)(ch - cl + 1));
+                    float d = 0;
+                    if (x + r + 1 < w) d += cs[x + r + 1];
+                    if (x - r >= 0) d -= cs[x - r];
+                    acc += d;
+                }
+            }
+            const size_t row = (size_t)y * w;
+            for (int c = 0; c < 3; c++)
+                for (int x = 0; x < w; x++) means[c][row + x] = out[c * w + x];
+            const float *m0 = out, *m1 = out + w, *m2 = out + 2 * w;
+            const float *i0 = out + 3 * w, *i1 = out + 4 * w, *i2 = out + 5 * w, *i3 = out + 6 * w, *i4 = out + 7 * w,
+                        *i5 = out + 8 * w;
+            for (int x = 0; x < w; x++) {
+                float mr = m0[x], mg = m1[x], mb = m2[x];
+                float srr = i0[x] - mr * mr + eps, srg = i1[x] - mr * mg, srb = i2[x] - mr * mb;
+                float sgg = i3[x] - mg * mg + eps, sgb = i4[x] - mg * mb, sbb = i5[x] - mb * mb + eps;
+                float c00 = sgg * sbb - sgb * sgb, c01 = srb * sgb - srg * sbb, c02 = srg * sgb - srb * sgg;
+                float c11 = srr * sbb - srb * srb, c12 = srg * srb - srr * sgb, c22 = srr * sgg - srg * srg;
+                float det = srr * c00;
+                det += srg * c01;
+                det += srb * c02;
+                float dinv = 1 / det;
+                inverse[0][row + x] = c00 * dinv;
+                inverse[1][row + x] = c01 * dinv;
+                inverse[2][row + x] = c02 * dinv;
+                inverse[3][row + x] = c11 * dinv;
+                inverse[4][row + x] = c12 * dinv;
+                inverse[5][row + x] = c22 * dinv;
+            }
+            if (y + 1 < end) {
+                if (y + r + 1 < h) {
+                    const int yy = y + r + 1;
+                    for (int c = 0; c < 3; c++) {
+                        const float *s = channels[c] + (size_t)yy * w;
+                        float *d = col + c * w;
+                        for (int i = 0; i < w; i++) d[i] += s[i];
+                    }
+                    for (int q = 0; q < 6; q++) {
+                        const float *a = channels[pa[q]] + (size_t)yy * w, *b = channels[pb[q]] + (size_t)yy * w;
+                        float *d = col + (3 + q) * w;
+                        for (int i = 0; i < w; i++) d[i] += a[i] * b[i];
+                    }
+                }
+                if (y - r >= 0) {
+                    const int yy = y - r;
+                    for (int c = 0; c < 3; c++) {
+                        const float *s = channels[c] + (size_t)yy * w;
+                        float *d = col + c * w;
+                        for (int i = 0; i < w; i++) d[i] -= s[i];
+                    }
+                    for (int q = 0; q < 6; q++) {
+                        const float *a = channels[pa[q]] + (size_t)yy * w, *b = channels[pb[q]] + (size_t)yy * w;
+                        float *d = col + (3 + q) * w;
+                        for (int i = 0; i < w; i++) d[i] -= a[i] * b[i];
+                    }
+                }
+            }
+        }
+    }
+}
