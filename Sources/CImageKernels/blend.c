@@ -60,8 +60,7 @@ void cimg_blend_rgba_mask8(const uint32_t *fg, int premultiply, const uint32_t *
                            const uint8_t *mask, uint32_t *out, int n) {
     int k = 0;
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
-    static int avx2 = -1;
-    if (avx2 < 0) avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    const int avx2 = __builtin_cpu_supports("avx2");
     while (avx2 && k < n) {
         k += blend_avx2(fg + k, premultiply, bg + k, mask + k, out + k, n - k);
         if (k + 8 > n) break;
