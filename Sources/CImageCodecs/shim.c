@@ -140,6 +140,8 @@ cimg_status cimg_jpeg_read_header(cimg_jpeg_decoder *d, cimg_jpeg_header *out) {
     out->height = d->cinfo.image_height;
     out->components = d->cinfo.num_components;
     out->is_gray = d->cinfo.num_components == 1 && d->cinfo.jpeg_color_space == JCS_GRAYSCALE;
+    out->restart_interval = d->cinfo.restart_interval;
+    out->progressive = d->cinfo.progressive_mode ? 1 : 0;
     for (jpeg_saved_marker_ptr m = d->cinfo.marker_list; m; m = m->next) {
         if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0) {
             out->exif = m->data + 6;

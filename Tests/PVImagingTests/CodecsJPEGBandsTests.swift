@@ -60,6 +60,16 @@ import CImageCodecs
         }
     }
 
+    /// `ImageInfo.decodesInBands` tells from the header alone which files the banded decoder takes.
+    @Test func infoTellsWhichFilesDecodeInBands() throws {
+        let image = try CodecFixtures.noise(width: 1024, height: 768, format: .rgba32, seed: 5)
+        let banded = try JPEGCodec.encode(image, quality: 90, threads: 2)
+        #expect(try ImageDecoder.info(data: banded).decodesInBands == (ImagingThreads.maximum > 1))
+        #expect(try !ImageDecoder.info(data: JPEGCodec.encode(image, quality: 90, threads: 1)).decodesInBands)
+        #expect(try !ImageDecoder.info(data: JPEGCodec.encode(image, quality: 90, progressive: true)).decodesInBands)
+        #expect(try !ImageDecoder.info(data: ImageEncoder.encode(image, as: .png)).decodesInBands)
+    }
+
     @Test func smallAndProgressiveImagesStaySingleStream() throws {
         let small = try CodecFixtures.noise(width: 400, height: 400, format: .rgba32, seed: 1)
         #expect(Self.restartMarkers(try JPEGCodec.encode(small, quality: 90, threads: 2)).markers.isEmpty)

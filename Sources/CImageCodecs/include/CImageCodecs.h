@@ -78,6 +78,9 @@ typedef struct cimg_jpeg_header {
     /// removed), or NULL. Points into memory owned by the decoder; valid until it is destroyed.
     const uint8_t *exif;
     size_t exif_size;
+    /// The restart interval in MCUs (0: no restart markers) and whether the file is progressive.
+    uint32_t restart_interval;
+    int32_t progressive;
 } cimg_jpeg_header;
 
 /// Creates a decoder over `data`, which must stay valid and unchanged until the decoder is

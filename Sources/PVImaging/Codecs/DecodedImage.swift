@@ -49,6 +49,10 @@ public struct ImageInfo: Sendable, Equatable {
     public var hasAlpha: Bool
     /// Whether the source is single-channel grey.
     public var isGray: Bool
+    /// Whether decoding will most likely keep every core busy: a large baseline JPEG with restart markers, which is
+    /// decoded in bands side by side when its markers fall at MCU-row starts. A scheduling hint (work meant to
+    /// overlap the decode waits for it instead).
+    public var decodesInBands: Bool = false
 
     /// The size after applying ``orientation``.
     public var orientedSize: (width: Int, height: Int) { orientation.orientedSize(width: width, height: height) }

@@ -32,7 +32,7 @@ enum JPEGCodec {
             let out = target.baseAddress!.assumingMemoryBound(to: UInt8.self)
             // A large file with restart markers at MCU-row starts decodes in bands, one per core; any other file, or a
             // band that fails (the ordinary decode then reports why), the ordinary way.
-            if denominator == 1, threads > 1, width * height >= 512 * 512, stopSpinning(),
+            if denominator == 1, threads > 1, width * height >= Self.bandedArea, stopSpinning(),
                 cimg_jpeg_decode_bands(
                     bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, gray ? 1 : 0, out, row, outWidth,
                     outHeight, Int32(min(8, threads))) == CIMG_OK
@@ -53,9 +53,12 @@ enum JPEGCodec {
         let orientation = header.exif.flatMap {
             EXIF.orientation(in: UnsafeRawBufferPointer(start: $0, count: header.exif_size))
         }
+        let width = Int(header.width), height = Int(header.height)
         return ImageInfo(
-            format: .jpeg, width: Int(header.width), height: Int(header.height), orientation: orientation ?? .up,
-            hasAlpha: false, isGray: header.is_gray != 0)
+            format: .jpeg, width: width, height: height, orientation: orientation ?? .up, hasAlpha: false,
+            isGray: header.is_gray != 0,
+            decodesInBands: header.restart_interval > 0 && header.progressive == 0 && width * height >= Self.bandedArea
+                && ImagingThreads.maximum > 1)
     }
 
     /// Encodes 8-bit grey or colour pixels (alpha is dropped; one-component float is quantized).
@@ -87,6 +90,9 @@ enum JPEGCodec {
         }
         return try codecTakeOutput(status: status, out: out, size: size, message: message, format: "JPEG")
     }
+
+    /// Smallest image (pixels) decoded in bands.
+    static let bandedArea = 512 * 512
 
     /// ``ImagingThreads/quietPool()`` (a banded decode runs threads of its own); true.
     private static func stopSpinning() -> Bool {

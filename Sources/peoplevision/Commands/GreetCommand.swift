@@ -65,11 +65,12 @@ enum Greeting {
     static func make(photo path: URL, backdrop: Backdrop, quality: QualityOption, output: URL) throws -> (width: Int, height: Int) {
         // The backdrop is prepared on another thread and rendered there to 8-bit pixels, so the final blend
         // reads plain pixels instead of resampling. A backdrop image needs only the photo's size, which the
-        // file's header gives: it starts while the photo decodes. Blur and pose need the photo's pixels:
-        // they start with the segmentation, whose two model branches leave a core idle part of the time.
+        // file's header gives: it starts while the photo decodes, unless that decode keeps every core busy (a
+        // JPEG decoded in bands). Otherwise it starts, as blur and pose (which need the photo's pixels) do, with
+        // the segmentation, whose two model branches leave a core idle part of the time.
         let info = try? ImageDecoder.info(contentsOf: path)
         var early: BackdropTask?
-        if case .image = backdrop, let info {
+        if case .image = backdrop, let info, !info.decodesInBands {
             let size = info.orientedSize
             early = BackdropTask(backdrop, extent: CGRect(x: 0, y: 0, width: size.width, height: size.height), photo: nil)
         }
