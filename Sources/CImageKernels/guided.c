@@ -241,3 +241,68 @@ void cimg_guide_statistics(const float *const channels[3], int w, int h, int r, 
         }
     }
 }
+
+// One row band [first, end) of `count` box filters (radius r) at once, bit for bit PVImaging's Swift box filter of each
+// plane over that band (column sums started afresh at the band's first row, the same running sums and scales).
+// `scratch`: 2·count·w floats.
+void cimg_box_filter_band(const float *const in[], float *const out[], int count, int w, int h, int r, int first,
+                          int end, float *scratch) {
+    float *col = scratch, *acc_out = scratch + (size_t)count * w;
+    (void)acc_out;
+    const int interior_start = r + 1 < w ? r + 1 : w;
+    const int interior_end = w - r - 1 > interior_start ? w - r - 1 : interior_start;
+    const float window = (float)(2 * r + 1);
+    for (int k = 0; k < count * w; k++) col[k] = 0;
+    int y0 = first - r > 0 ? first - r : 0, y1 = first + r < h - 1 ? first + r : h - 1;
+    for (int yy = y0; yy <= y1; yy++)
+        for (int p = 0; p < count; p++) {
+            const float *s = in[p] + (size_t)yy * w;
+            float *d = col + (size_t)p * w;
+            for (int i = 0; i < w; i++) d[i] += s[i];
+        }
+    for (int y = first; y < end; y++) {
+        int lo = y - r > 0 ? y - r : 0, hi = y + r < h - 1 ? y + r : h - 1;
+        const float inv_rows = 1.0f / (float)(hi - lo + 1);
+        const float inv_full = inv_rows / window;
+        for (int p = 0; p < count; p++) {
+            const float *cs = col + (size_t)p * w;
+            float *o = out[p] + (size_t)y * w;
+            float acc = 0;
+            for (int x = 0; x <= (w - 1 < r ? w - 1 : r); x++) acc += cs[x];
+            for (int x = 0; x < interior_start; x++) {
+                int cl = x - r > 0 ? x - r : 0, ch = x + r < w - 1 ? x + r : w - 1;
+                o[x] = acc * (inv_rows / (float)(ch - cl + 1));
+                float d = 0;
+                if (x + r + 1 < w) d += cs[x + r + 1];
+                if (x - r >= 0) d -= cs[x - r];
+                acc += d;
+            }
+            for (int x = interior_start; x < interior_end; x++) {
+                o[x] = acc * inv_full;
+                float d = cs[x + r + 1] - cs[x - r];
+                acc += d;
+            }
+            for (int x = interior_end; x < w; x++) {
+                int cl = x - r > 0 ? x - r : 0, ch = x + r < w - 1 ? x + r : w - 1;
+                o[x] = acc * (inv_rows / (float)(ch - cl + 1));
+                float d = 0;
+                if (x + r + 1 < w) d += cs[x + r + 1];
+                if (x - r >= 0) d -= cs[x - r];
+                acc += d;
+            }
+        }
+        if (y + 1 < end) {
+            for (int p = 0; p < count; p++) {
+                float *d = col + (size_t)p * w;
+                if (y + r + 1 < h) {
+                    const float *s = in[p] + (size_t)(y + r + 1) * w;
+                    for (int i = 0; i < w; i++) d[i] += s[i];
+                }
+                if (y - r >= 0) {
+                    const float *s = in[p] + (size_t)(y - r) * w;
+                    for (int i = 0; i < w; i++) d[i] -= s[i];
+                }
+            }
+        }
+    }
+}
