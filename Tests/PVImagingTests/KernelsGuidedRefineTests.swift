@@ -165,19 +165,6 @@ struct KernelsGuidedRefineTests {
         #expect(mismatches == 0)
     }
 
-    /// Several planes box-filtered at once (the refinement's two groups of four) give each plane's own box filter,
-    /// bit for bit, whether the rows form one band or several.
-    @Test(arguments: [(480, 270, 3), (33, 700, 5), (9, 4, 0), (12, 50, 20)])
-    func planesBoxFilteredTogetherMatchOneByOne(width w: Int, height h: Int, radius: Int) {
-        let planes = (0..<4).map { k in
-            FloatPlane(width: w, height: h, data: (0..<(w * h)).map { i in Float((i * (k + 3) + (i / w) * 7) % 101) / 37 - 1 })
-        }
-        let together = FloatPlane.boxFiltered(planes, radius: radius)
-        for (k, plane) in planes.enumerated() {
-            #expect(together[k].data == plane.boxFiltered(radius: radius).data, "plane \(k)")
-        }
-    }
-
     @Test("refineMask declines what the fused kernel does not handle")
     func declines() throws {
         let grey = try PixelBuffer(width: 8, height: 8, format: .oneComponent8)

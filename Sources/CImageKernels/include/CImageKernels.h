@@ -68,9 +68,4 @@ void cimg_blend_rgba_mask8(const uint32_t *fg, int premultiply, const uint32_t *
 void cimg_guide_statistics(const float *const channels[3], int w, int h, int r, int bands, float eps,
                            float *const means[3], float *const inverse[6], float *scratch);
 
-/// Rows [first, end) of `count` box filters of radius `r` over `w × h` planes, bit for bit PVImaging's Swift box filter
-/// over the same row band. `scratch`: 2·count·w floats.
-void cimg_box_filter_band(const float *const in[], float *const out[], int count, int w, int h, int r, int first,
-                          int end, float *scratch);
-
 #endif

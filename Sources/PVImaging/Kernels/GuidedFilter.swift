@@ -370,30 +370,6 @@ struct FloatPlane {
         return out
     }
 
-    /// ``boxFiltered(radius:)`` of several planes of one size at once (in the same row bands, so the same bits); the
-    /// running sums of the planes interleave, which the one-plane loop's dependency chain cannot.
-    static func boxFiltered(_ planes: [FloatPlane], radius r: Int) -> [FloatPlane] {
-        guard let first = planes.first else { return [] }
-        let w = first.width, h = first.height, k = planes.count
-        precondition(planes.allSatisfy { $0.width == w && $0.height == h }, "planes of one size")
-        let n = w * h
-        var flat = [Float](repeating: 0, count: k * n)
-        withPointers(planes) { inputs in
-            flat.withUnsafeMutableBufferPointer { out in
-                let ins = inputs.map { Optional($0) }
-                let outs = (0..<k).map { Optional(out.baseAddress! + $0 * n) }
-                ImagingThreads.forEachBand(rows: h, workPerRow: w * 4) { band in
-                    withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * k * w) { scratch in
-                        cimg_box_filter_band(
-                            ins, outs, Int32(k), Int32(w), Int32(h), Int32(r), Int32(band.lowerBound), Int32(band.upperBound),
-                            scratch.baseAddress!)
-                    }
-                }
-            }
-        }
-        return (0..<k).map { FloatPlane(width: w, height: h, data: Array(flat[$0 * n..<($0 + 1) * n])) }
-    }
-
     func resampled(width nw: Int, height nh: Int, method: ResamplingMethod) -> FloatPlane {
         var out = FloatPlane(width: nw, height: nh, data: [Float](repeating: 0, count: nw * nh))
         withView { src in
@@ -521,8 +497,8 @@ extension GuidedFilter {
         else { return nil }
         let r = st.radius, n = w * h
         let p = FloatPlane(mask)
-        let boxed = FloatPlane.boxFiltered([p] + st.channels.map { $0.combined(p, *) }, radius: r)
-        let mP = boxed[0], mIP = Array(boxed[1...])
+        let mP = p.boxFiltered(radius: r)
+        let mIP = st.channels.map { $0.combined(p, *).boxFiltered(radius: r) }
         // One allocation for a_r, a_g, a_b and b, written through a pointer (array element stores in this loop
         // would check uniqueness per pixel: 1.8 ms instead of 0.2 at 480×270).
         var ab4 = [Float](repeating: 0, count: 4 * n)
@@ -556,8 +532,8 @@ extension GuidedFilter {
             }
         }
         let planes = (0..<4).map { k in FloatPlane(width: w, height: h, data: Array(ab4[k * n..<(k + 1) * n])) }
-        let boxedAB = FloatPlane.boxFiltered(planes, radius: r)
-        let a = Array(boxedAB[0..<3]), b = boxedAB[3]
+        let a = planes[0..<3].map { $0.boxFiltered(radius: r) }
+        let b = planes[3].boxFiltered(radius: r)
         var coef = [Float](repeating: 0, count: n * 5)
         withPointers(a + [b, p]) { q in
             let a0 = q[0], a1 = q[1], a2 = q[2], b0 = q[3], p0 = q[4]
