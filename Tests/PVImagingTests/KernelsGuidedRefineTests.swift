@@ -132,39 +132,6 @@ struct KernelsGuidedRefineTests {
         #expect(worst * 255 <= 1, "worst difference \(worst * 255) LSB")
     }
 
-    /// The one-pass statistics kernel against the separate steps it replaces (nine Swift box filters, then the
-    /// per-pixel inverse): the same bits, for grids split into one row band and into several, radius 0 to wider than
-    /// the grid.
-    @Test(arguments: [(480, 270, 3), (61, 23, 2), (17, 9, 0), (40, 6, 7), (7, 300, 4)])
-    func statisticsMatchTheSeparateFilters(width w: Int, height h: Int, radius: Int) throws {
-        var guide = try PixelBuffer(width: w * 2, height: h * 2, format: .bgra32)
-        let row = guide.bytesPerRow()
-        guide.withUnsafeMutableBytes { p in
-            for y in 0..<(h * 2) {
-                for x in 0..<(w * 2) {
-                    for c in 0..<3 { p[y * row + 4 * x + c] = UInt8((x * (c + 3) + y * (7 - c) + (x * y) % 13) & 255) }
-                    p[y * row + 4 * x + 3] = 255
-                }
-            }
-        }
-        let eps: Float = 1e-2
-        let st = try #require(GuidedFilter.guideStatistics(guide, factor: 2, radius: radius, epsilon: eps))
-        let m = st.channels.map { $0.boxFiltered(radius: radius) }
-        let pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
-        let ii = pairs.map { st.channels[$0.0].combined(st.channels[$0.1], *).boxFiltered(radius: radius) }
-        for k in 0..<3 { #expect(st.means[k].data == m[k].data, "mean \(k)") }
-        var mismatches = 0
-        for i in 0..<(w * h) {
-            let c = covarianceCofactors(
-                m[0].data[i], m[1].data[i], m[2].data[i], ii[0].data[i], ii[1].data[i], ii[2].data[i], ii[3].data[i],
-                ii[4].data[i], ii[5].data[i], eps: eps)
-            let d: Float = 1 / c.det
-            let expected = [c.0 * d, c.1 * d, c.2 * d, c.3 * d, c.4 * d, c.5 * d]
-            for k in 0..<6 where st.inverse[k].data[i] != expected[k] { mismatches += 1 }
-        }
-        #expect(mismatches == 0)
-    }
-
     @Test("refineMask declines what the fused kernel does not handle")
     func declines() throws {
         let grey = try PixelBuffer(width: 8, height: 8, format: .oneComponent8)

@@ -61,11 +61,4 @@ void cimg_sample_rgb4_row_table(const uint8_t *restrict src, size_t stride, int 
 void cimg_blend_rgba_mask8(const uint32_t *fg, int premultiply, const uint32_t *bg, const uint8_t *mask, uint32_t *out,
                            int n);
 
-/// The colour guided filter's guide statistics on a `w × h` grid: the box means (radius `r`) of the three channel planes
-/// into `means`, and the six entries 00, 01, 02, 11, 12, 22 of the inverse of their covariance + `eps`·I into
-/// `inverse`, computed in `bands` row bands with fresh column sums (as the Swift box filter splits its rows), bit for
-/// bit as separate box filters would. `scratch`: 18·w floats.
-void cimg_guide_statistics(const float *const channels[3], int w, int h, int r, int bands, float eps,
-                           float *const means[3], float *const inverse[6], float *scratch);
-
 #endif
