@@ -32,12 +32,13 @@ enum JPEGCodec {
             let out = target.baseAddress!.assumingMemoryBound(to: UInt8.self)
             // A large file with restart markers at MCU-row starts decodes in bands, one per core; any other file, or a
             // band that fails (the ordinary decode then reports why), the ordinary way.
-            if denominator == 1, threads > 1, width * height >= Self.bandedArea, stopSpinning(),
-                cimg_jpeg_decode_bands(
+            if denominator == 1, threads > 1, width * height >= Self.bandedArea {
+                // The bands run on threads of their own: the worker pool's idle threads would spin against them.
+                ImagingThreads.quietPool()
+                let banded = cimg_jpeg_decode_bands(
                     bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, gray ? 1 : 0, out, row, outWidth,
-                    outHeight, Int32(min(8, threads))) == CIMG_OK
-            {
-                return
+                    outHeight, Int32(min(8, threads)))
+                if banded == CIMG_OK { return }
             }
             try decoder.check(cimg_jpeg_decode(decoder.handle, out, row, outWidth, outHeight))
         }
@@ -93,12 +94,6 @@ enum JPEGCodec {
 
     /// Smallest image (pixels) decoded in bands.
     static let bandedArea = 512 * 512
-
-    /// ``ImagingThreads/quietPool()`` (a banded decode runs threads of its own); true.
-    private static func stopSpinning() -> Bool {
-        ImagingThreads.quietPool()
-        return true
-    }
 
     /// Owns one `cimg_jpeg_decoder`; the bytes it reads must outlive it.
     private final class Decoder {

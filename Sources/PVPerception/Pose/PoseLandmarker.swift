@@ -170,6 +170,12 @@ public final class PoseLandmarker: Sendable {
         }
         let detections = try detector.detect(
             in: image, minScore: options.minDetectionScore, tiling: detectorTiling)
+        return try people(for: detections, in: image, maxPeople: maxPeople)
+    }
+
+    /// The distinct people the landmark runs on `detections` find, by descending detection score (the second half of
+    /// ``detect(in:detectorTiling:maxPeople:)``).
+    func people(for detections: [Detection], in image: PixelBuffer, maxPeople: Int) throws -> [PersonPose] {
         var people: [PersonPose] = []
         try runLandmarks(for: detections, in: image, into: &people, maxPeople: maxPeople, skip: { _, _ in false }) {
             self.add($0, to: &$1)

@@ -200,11 +200,7 @@ public final class PersonSegmenter: Sendable {
             defer { Interpreter.parkWorkers(threads: 2) }
             return try wide.landmarks(for: detections[0], in: image).map { [$0] } ?? []
         }
-        var people: [PersonPose] = []
-        try landmarker.runLandmarks(
-            for: detections, in: image, into: &people, maxPeople: landmarker.options.maxPeople, skip: { _, _ in false }
-        ) { landmarker.add($0, to: &$1) }
-        return people
+        return try landmarker.people(for: detections, in: image, maxPeople: landmarker.options.maxPeople)
     }
 
     /// How long a lone person's landmark run waits for the selfie branch before running on one thread.

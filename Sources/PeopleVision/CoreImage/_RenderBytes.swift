@@ -157,39 +157,6 @@ func _writeWords(_ order: _PixelLayout._Order, _ source: UnsafePointer<_Word>, _
     }
 }
 
-/// ``_blendRow(_:_:_:_:)`` with the mask as bytes (`w = mask`): the same arithmetic, without the mask's trip
-/// through floats.
-@inline(__always) func _blendRowBytes(
-    _ f: UnsafeMutablePointer<_Word>, _ b: UnsafePointer<_Word>, _ mask: UnsafePointer<UInt8>, _ n: Int
-) {
-    let fr = UnsafeMutableRawPointer(f), br = UnsafeRawPointer(b), mr = UnsafeRawPointer(mask)
-    var k = 0
-    while k &+ 8 <= n {
-        let m8 = mr.loadUnaligned(fromByteOffset: k, as: SIMD8<UInt8>.self)
-        let w32 = SIMD8<UInt32>(truncatingIfNeeded: m8)
-        let w = unsafeBitCast(w32 | (w32 &<< 16), to: SIMD16<UInt16>.self)
-        let inverse = 255 &- w
-        let fv = unsafeBitCast(fr.loadUnaligned(fromByteOffset: k &* 4, as: SIMD8<UInt32>.self), to: SIMD16<UInt16>.self)
-        let bv = unsafeBitCast(br.loadUnaligned(fromByteOffset: k &* 4, as: SIMD8<UInt32>.self), to: SIMD16<UInt16>.self)
-        var even = (fv & 0xFF) &* w &+ (bv & 0xFF) &* inverse &+ 128
-        var odd = (fv &>> 8) &* w &+ (bv &>> 8) &* inverse &+ 128
-        even = (even &+ (even &>> 8)) &>> 8
-        odd = (odd &+ (odd &>> 8)) &>> 8
-        fr.storeBytes(of: unsafeBitCast(even | (odd &<< 8), to: SIMD8<UInt32>.self), toByteOffset: k &* 4, as: SIMD8<UInt32>.self)
-        k &+= 8
-    }
-    while k < n {
-        let w = UInt32(mask[k])
-        var out: UInt32 = 0
-        for shift in stride(from: 0 as UInt32, to: 32, by: 8) {
-            let t = ((f[k] &>> shift) & 0xFF) &* w &+ ((b[k] &>> shift) & 0xFF) &* (255 &- w) &+ 128
-            out |= ((t &+ (t &>> 8)) &>> 8) &<< shift
-        }
-        f[k] = out
-        k &+= 1
-    }
-}
-
 /// `f = min(255, f + round(b·(255 − f.alpha)/255))` per byte of premultiplied words (source-over).
 @inline(__always) func _overRow(_ f: UnsafeMutablePointer<_Word>, _ b: UnsafePointer<_Word>, _ n: Int) {
     let fr = UnsafeMutableRawPointer(f), br = UnsafeRawPointer(b)

@@ -698,7 +698,7 @@ final class _BlendNode: _PlanNode, @unchecked Sendable {
                 let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
                 for j in 0..<r.h {
                     let row = base + (height - 1 - (grey.y + j)) * rowBytes + grey.x
-                    _blendRowBytes(out + j * stride, b + j * r.w, row, r.w)
+                    cimg_blend_rgba_mask8(out + j * stride, 0, b + j * r.w, row, out + j * stride, Int32(r.w))
                 }
             }
             return

@@ -113,14 +113,16 @@ extension Greeting {
         case .color(let color):
             return CIImage(color: color).cropped(to: extent)
         case .image(let file):
+            // Stretched by the imaging layer's bilinear resize (edges clamped), several times cheaper than a Core Image
+            // render of the transform (which also fades the border into the clear outside). Opaque, so premultiplied.
             let scene = try loadImage(file.path).image
-            return scene.transformed(by: __CGAffineTransformMake(
-                extent.width / scene.extent.width, 0, 0, extent.height / scene.extent.height, 0, 0))
-                .cropped(to: extent)
+            let pixels = try CIContext().renderPixels(scene, format: .rgba32)
+                .resized(width: Int(extent.width), height: Int(extent.height), method: .bilinear)
+            return CIImage(pixels: pixels, premultiplied: true)
         }
     }
 
-    /// ``background(_:extent:photo:)`` computed on another thread and rendered to 8-bit pixels (a plain colour stays a constant).
+    /// ``background(_:extent:photo:)`` computed on another thread as 8-bit pixels (a plain colour stays a constant).
     final class BackdropTask: @unchecked Sendable {
         // Written once by the worker before `done` is signalled, read only after `wait()` returns.
         private var result: Result<CIImage, Error> = .failure(ValidationError("the backdrop was not prepared"))
@@ -134,16 +136,11 @@ extension Greeting {
             let inputs = UncheckedInputs(backdrop: backdrop, photo: photo)
             Thread.detachNewThread { [self] in
                 result = Result {
-                    if case .image(let file) = inputs.backdrop {
-                        // Stretched by the imaging layer's bilinear resize (edges clamped), several times cheaper than a
-                        // Core Image render of the transform (which also fades the border into the clear outside).
-                        let scene = try loadImage(file.path).image
-                        let pixels = try CIContext().renderPixels(scene, format: .rgba32)
-                            .resized(width: Int(extent.width), height: Int(extent.height), method: .bilinear)
-                        return CIImage(pixels: pixels, premultiplied: true)
-                    }
                     let image = try Greeting.background(inputs.backdrop, extent: extent, photo: inputs.photo)
-                    if case .color = inputs.backdrop { return image }
+                    switch inputs.backdrop {
+                    case .color, .image: return image  // a constant, or pixels already
+                    case .blur, .pose: break
+                    }
                     // Premultiplied, as the renderer works: no unpremultiply pass (the image is opaque anyway).
                     return CIImage(pixels: try CIContext().renderPixels(image, format: .rgba32, straightAlpha: false), premultiplied: true)
                 }
