@@ -195,10 +195,12 @@ public final class PoseLandmarker: Sendable {
 
     /// The landmark runs for `detections`, with exactly the result of the loop
     /// `for d in detections { stop at maxPeople; if skip(d, people) { continue }; merge(landmarks of d, &people) }`
-    /// (degenerate ROIs and absent people merge nothing), but two runs at a time, side by side on the two cores,
-    /// when two consecutive detections that are not skipped have disjoint boxes (so are most likely two people). The
-    /// second run's result is dropped if merging the first makes `skip` true for it, which is all the extra work
-    /// this costs. `skip` must only become true, never false, as `people` grows.
+    /// (degenerate ROIs and absent people merge nothing), but several runs at a time, one per core, when the loop
+    /// needs a run: the next detection's, and those of the following detections not skipped yet whose boxes are
+    /// disjoint from it and from each other (most likely other people; a detection overlapping the next one is most
+    /// likely the same person, skipped once that one is merged). A result waits until the loop reaches its detection
+    /// and is dropped if `skip` has become true for it by then, which is all the extra work this costs. `skip` must
+    /// only become true, never false, as `people` grows.
     func runLandmarks(
         for detections: [Detection], in image: PixelBuffer, into people: inout [PersonPose], maxPeople: Int,
         sideBySide side: Bool = CPUBudget.available > 1,
@@ -207,23 +209,26 @@ public final class PoseLandmarker: Sendable {
         func run(_ detection: Detection) -> (@Sendable () throws -> PersonPose?) {
             { [self] in try landmarks(for: detection, in: image) }
         }
-        var i = 0
-        while i < detections.count, people.count < maxPeople {
-            let first = detections[i]
-            i += 1
-            if skip(first, people) { continue }
-            var second: Detection?
-            if side, people.count + 1 < maxPeople, let j = detections[i...].firstIndex(where: { !skip($0, people) }),
-                j == i, detections[j].box.intersectionOverUnion(with: first.box) == 0
-            {
-                second = detections[j]
-                i += 1
+        var ran: [Int: PersonPose?] = [:]
+        for k in detections.indices {
+            guard people.count < maxPeople else { break }
+            if skip(detections[k], people) { continue }
+            if ran[k] == nil {
+                var batch = [k]
+                let width = min(side ? CPUBudget.available : 1, maxPeople - people.count)
+                var j = k + 1
+                while batch.count < width, j < detections.count {
+                    let box = detections[j].box
+                    if ran[j] == nil, !skip(detections[j], people),
+                        batch.allSatisfy({ detections[$0].box.intersectionOverUnion(with: box) == 0 })
+                    {
+                        batch.append(j)
+                    }
+                    j += 1
+                }
+                for (b, result) in zip(batch, try concurrently(batch.map { run(detections[$0]) })) { ran[b] = .some(result) }
             }
-            let results = try concurrently([run(first)] + (second.map { [run($0)] } ?? []))
-            if let person = results[0] { merge(person, &people) }
-            if let second, people.count < maxPeople, !skip(second, people), let person = results[1] {
-                merge(person, &people)
-            }
+            if let person = ran[k] ?? nil { merge(person, &people) }
         }
     }
 
