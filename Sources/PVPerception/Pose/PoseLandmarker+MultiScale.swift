@@ -118,7 +118,7 @@ extension PoseLandmarker {
         // run is queued, taken by whichever core is free. Only the tiles the people found leave uncovered are used,
         // so the result is exactly that of searching after them.
         struct Search {
-            var done = false, landmarking = false, searchEnded = false
+            var done = false, landmarking = false
             var found: [Int: [Detection]] = [:]
             var claimed = Set<Int>()
             var startedWhileLandmarking = 0
@@ -128,7 +128,6 @@ extension PoseLandmarker {
         let early = Mutex(Search())
         let searchBeside = wholeImage == nil && maxPeople > 1 && tilesBeside && !allTiles.isEmpty
         @Sendable func searchUntilDone(_ order: [Int]) throws {
-            defer { early.withLock { $0.searchEnded = true } }
             while true {
                 let pick = early.withLock { state -> Int? in
                     if state.done || (state.landmarking && state.startedWhileLandmarking >= 1) { return nil }
@@ -182,14 +181,15 @@ extension PoseLandmarker {
                             $0.landmarking = true
                         }
                         let people = try self.landmarkWholeImage(found, in: image, maxPeople: maxPeople)
-                        // The proposal masks of the tiles this person leaves uncovered, while the other core ends its
-                        // tile (once it has, the rest are made on both).
+                        // The proposal masks of the tiles this person leaves uncovered, one job each: this core starts
+                        // on them while the other ends its tile, then both take them.
                         if let masker, people.count < maxPeople {
                             let boxes = people.map(\.landmarkBoundingBox)
                             for i in allTiles.indices where !Self.isCovered(allTiles[i], by: boxes, threshold: multi.coverageToSkipTile) {
-                                if early.withLock({ $0.searchEnded }) { break }
-                                let mask = try masker.mask(of: image, tile: allTiles[i])
-                                early.withLock { $0.masks[i] = mask }
+                                queue.add { _ in
+                                    let mask = try masker.mask(of: image, tile: allTiles[i])
+                                    early.withLock { $0.masks[i] = mask }
+                                }
                             }
                         }
                         outcome.withLock { $0.one = people }
