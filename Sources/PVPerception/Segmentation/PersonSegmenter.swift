@@ -143,30 +143,38 @@ public final class PersonSegmenter: Sendable {
                 : try landmarker!.detectMultiScale(
                     in: image, maxPeople: landmarker!.options.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
                     tilesBeside: false, wholeImage: found)
+            // Per grid pixel: inside each person's landmark ROI the pose model's mask decides (the people's pose
+            // masks merged by maximum); outside, the selfie model covers what the landmarker missed (people it did
+            // not find, objects they hold). The rows are independent, so the grid is fused in bands on every core.
             var fused = selfieOnGrid
-            // The people's pose masks, merged by maximum (the first one as is: its values are not negative).
-            var merged: PixelBuffer?
-            for person in people {
-                guard let m = person.segmentation else { continue }
-                let warped = try m.warped(width: w, height: h)
-                if merged == nil { merged = warped } else { try Self.merge(warped, into: &merged!) }
+            let masks = people.compactMap(\.segmentation)
+            let warps = masks.map {
+                ROIMaskWarp(
+                    maskWidth: $0.maskWidth, maskHeight: $0.maskHeight, crop: $0.cropRect, imageWidth: W, imageHeight: H,
+                    width: w, height: h)
             }
-            let pose = try merged ?? PixelBuffer(width: w, height: h, format: .oneComponent32Float)
-            // Inside each person's landmark ROI the pose model's mask decides; outside, the selfie model covers
-            // what the landmarker missed (people it did not find, objects they hold).
-            var inside = try PixelBuffer(width: w, height: h, format: .oneComponent32Float)
-            inside.withUnsafeMutableBytes { r in r.bindMemory(to: Float.self).update(repeating: 1) }
-            Self.gate(&inside, imageWidth: W, imageHeight: H, regions: people.map { PersonRegion(roi: $0.roi, scale: 1.1) })
+            let gate = GateRows(
+                regions: people.map { PersonRegion(roi: $0.roi, scale: 1.1) }, imageWidth: W, imageHeight: H, width: w, height: h)
             let s = fused.bytesPerRow() / 4
-            pose.withUnsafeBytes { pb in
-                inside.withUnsafeBytes { rb in
-                    fused.withUnsafeMutableBytes { fb in
-                        let p = pb.bindMemory(to: Float.self), r = rb.bindMemory(to: Float.self), f = fb.bindMemory(to: Float.self)
-                        for y in 0..<h {
-                            for x in 0..<w {
-                                let i = y * s + x
-                                f[i] = r[i] * p[i] + (1 - r[i]) * f[i]
-                            }
+            fused.withUnsafeMutableBytes { raw in
+                let f = raw.baseAddress!.assumingMemoryBound(to: Float.self)
+                let bands = concurrent ? 2 * CPUBudget.available : 1
+                // Each band writes only its own rows of `fused`.
+                WorkerPool.shared.forEach(count: bands) { band in
+                    let pose = UnsafeMutablePointer<Float>.allocate(capacity: 2 * w)
+                    defer { pose.deallocate() }
+                    let other = pose + w
+                    for y in (h * band / bands)..<(h * (band + 1) / bands) {
+                        if warps.isEmpty { pose.update(repeating: 0, count: w) }
+                        for (k, warp) in warps.enumerated() {
+                            masks[k].roiMask.withUnsafeBufferPointer { warp.row(y, of: $0.baseAddress!, into: k == 0 ? pose : other) }
+                            if k > 0 { for x in 0..<w { pose[x] = max(pose[x], other[x]) } }
+                        }
+                        let (py, first, last) = gate.columns(y)
+                        let row = f + y * s
+                        for x in 0..<w {
+                            let r: Float = x >= first && x <= last ? gate.weight(x, py) : 0
+                            row[x] = r * pose[x] + (1 - r) * row[x]
                         }
                     }
                 }
@@ -268,27 +276,56 @@ public final class PersonSegmenter: Sendable {
         }
     }
 
+    /// The union of person regions on a `width × height` mask covering the image, row by row: where some region's
+    /// weight may be above 0, and the weight (the largest region's) at a pixel there.
+    struct GateRows {
+        let regions: [PersonRegion]
+        let sx: Double, sy: Double, width: Int
+        private let boxes: [(x0: Double, x1: Double, y0: Double, y1: Double)]
+
+        init(regions: [PersonRegion], imageWidth: Int, imageHeight: Int, width: Int, height: Int) {
+            self.regions = regions
+            self.width = width
+            let sx = Double(imageWidth) / Double(width), sy = Double(imageHeight) / Double(height)
+            (self.sx, self.sy) = (sx, sy)
+            // Each region's weight is 0 outside its bounding box (a pixel beyond it lies farther than `half` along
+            // an axis): there, only the product with 0 is left to do. The boxes are widened by a pixel so that
+            // pixels near their edges take the exact path.
+            boxes = regions.map { r in
+                let ex = r.half * (abs(r.axisX.x) + abs(r.axisY.x)) + sx, ey = r.half * (abs(r.axisX.y) + abs(r.axisY.y)) + sy
+                return (r.center.x - ex, r.center.x + ex, r.center.y - ey, r.center.y + ey)
+            }
+        }
+
+        /// Row `y`'s centre in image pixels, and the columns some region's box covers on it (in mask pixels, rounded
+        /// outwards; `first > last` when none): the weight is 0 outside them.
+        func columns(_ y: Int) -> (py: Double, first: Int, last: Int) {
+            let py = (Double(y) + 0.5) * sy - 0.5
+            var first = width, last = -1
+            for b in boxes where py >= b.y0 && py <= b.y1 {
+                first = min(first, max(0, Int(((b.x0 + 0.5) / sx - 0.5).rounded(.down))))
+                last = max(last, min(width - 1, Int(((b.x1 + 0.5) / sx - 0.5).rounded(.up))))
+            }
+            return (py, first, last)
+        }
+
+        /// The weight at column `x` of the row whose centre is `py`.
+        @inline(__always) func weight(_ x: Int, _ py: Double) -> Float {
+            let p = SIMD2((Double(x) + 0.5) * sx - 0.5, py)
+            var g: Float = 0
+            for r in regions where g < 1 { g = max(g, r.weight(p)) }
+            return g
+        }
+    }
+
     /// Multiplies the mask by the union of the person regions (mapped from image pixels to mask pixels).
     static func gate(_ mask: inout PixelBuffer, imageWidth: Int, imageHeight: Int, regions: [PersonRegion]) {
         let w = mask.width, h = mask.height, stride = mask.bytesPerRow() / 4
-        let sx = Double(imageWidth) / Double(w), sy = Double(imageHeight) / Double(h)
-        // Each region's weight is 0 outside its bounding box (a pixel beyond it lies farther than `half` along an
-        // axis): there, only the product with 0 is left to do. The boxes are widened by a pixel so that pixels near
-        // their edges take the exact path.
-        let boxes = regions.map { r -> (x0: Double, x1: Double, y0: Double, y1: Double) in
-            let ex = r.half * (abs(r.axisX.x) + abs(r.axisY.x)) + sx, ey = r.half * (abs(r.axisX.y) + abs(r.axisY.y)) + sy
-            return (r.center.x - ex, r.center.x + ex, r.center.y - ey, r.center.y + ey)
-        }
+        let rows = GateRows(regions: regions, imageWidth: imageWidth, imageHeight: imageHeight, width: w, height: h)
         mask.withUnsafeMutableBytes { raw in
             let m = raw.bindMemory(to: Float.self)
             for y in 0..<h {
-                let py = (Double(y) + 0.5) * sy - 0.5
-                // The columns some region's box covers on this row (in mask pixels, rounded outwards).
-                var first = w, last = -1
-                for b in boxes where py >= b.y0 && py <= b.y1 {
-                    first = min(first, max(0, Int(((b.x0 + 0.5) / sx - 0.5).rounded(.down))))
-                    last = max(last, min(w - 1, Int(((b.x1 + 0.5) / sx - 0.5).rounded(.up))))
-                }
+                let (py, first, last) = rows.columns(y)
                 for x in 0..<w {
                     let i = y * stride + x
                     guard m[i] > 0 else { continue }
@@ -296,10 +333,7 @@ public final class PersonSegmenter: Sendable {
                         m[i] *= 0
                         continue
                     }
-                    let p = SIMD2((Double(x) + 0.5) * sx - 0.5, py)
-                    var g: Float = 0
-                    for r in regions where g < 1 { g = max(g, r.weight(p)) }
-                    m[i] *= g
+                    m[i] *= rows.weight(x, py)
                 }
             }
         }
@@ -325,18 +359,6 @@ public final class PersonSegmenter: Sendable {
 
     /// Mask fraction the face regions may leave out before the pose detector is asked.
     static let faceGateSlack = 0.01
-
-    /// `mask = max(mask, other)`, per pixel (same size, float).
-    static func merge(_ other: PixelBuffer, into mask: inout PixelBuffer) throws {
-        let h = mask.height, w = mask.width, s = mask.bytesPerRow() / 4, so = other.bytesPerRow() / 4
-        other.withUnsafeBytes { o in
-            let o = o.bindMemory(to: Float.self)
-            mask.withUnsafeMutableBytes { m in
-                let m = m.bindMemory(to: Float.self)
-                for y in 0..<h { for x in 0..<w { m[y * s + x] = max(m[y * s + x], o[y * so + x]) } }
-            }
-        }
-    }
 
     /// Runs a selfie model on the whole image, stretched to the model's input, and returns its probability mask.
     private func selfieMask(_ image: PixelBuffer, pool: InterpreterPool, width: Int, height: Int) throws -> PixelBuffer {
