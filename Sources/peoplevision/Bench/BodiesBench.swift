@@ -21,14 +21,19 @@ struct BodiesBench: ParsableCommand {
             vs Pose(static_image_mode=True, model_complexity=1).process() and Hands(static_image_mode=True, \
             max_num_hands=2).process() (decode excluded on both sides). The ratio compares latency per person \
             (per hand) found: ours ms ÷ ours found over peer ms ÷ peer found; a side that finds nobody is \
-            counted as one.
+            counted as one. Both sides are timed in --rounds rounds, which side goes first alternating; each time \
+            is the median of its round medians.
             """)
 
     @Option(help: "Timed runs per measurement.") var iterations = 20
     @Option(help: "Untimed warm-up runs.") var warmup = 3
+    @Option(help: "Rounds, alternating which side goes first; each side's time is the median of its round medians.")
+    var rounds = 3
 
     func validate() throws {
-        guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
+        guard iterations > 0, warmup >= 0, rounds > 0 else {
+            throw ValidationError("iterations and rounds must be positive and warm-up non-negative")
+        }
     }
 
     enum Task: String { case pose, hands }
@@ -47,35 +52,53 @@ struct BodiesBench: ParsableCommand {
             files.append((c.name, url, c.tasks))
         }
 
-        log("peer: MediaPipe pose and hands, \(warmup) + \(iterations) runs per measurement")
-        let out = try peer.script(
-            "bodies_bench.py",
-            ["--images"] + files.map(\.url.path) + ["--iterations", "\(iterations)", "--warmup", "\(warmup)"])
-        var peerResults: [String: (ms: Double, found: Int)] = [:]
-        for line in out.split(separator: "\n") {
-            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
-                let found = obj["found"] as? Int
-            else { continue }
-            peerResults["\(op) \(URL(fileURLWithPath: image).lastPathComponent)"] = (ms, found)
+        func peerRound() throws -> [String: Double] {
+            log("peer: MediaPipe pose and hands, \(warmup) + \(iterations) runs per measurement")
+            let out = try peer.script(
+                "bodies_bench.py",
+                ["--images"] + files.map(\.url.path) + ["--iterations", "\(iterations)", "--warmup", "\(warmup)"])
+            var results: [String: Double] = [:]
+            for line in out.split(separator: "\n") {
+                guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
+                    let found = obj["found"] as? Int
+                else { continue }
+                let key = "\(op) \(URL(fileURLWithPath: image).lastPathComponent)"
+                results[key] = ms
+                results[key + " found"] = Double(found)
+            }
+            return results
         }
+        func oursRound() throws -> [String: Double] {
+            var results: [String: Double] = [:]
+            for file in files {
+                let buffer = try SegmentationBench.decodedBuffer(file.url)
+                for task in file.tasks {
+                    log("ours: \(task.rawValue) on \(file.name)")
+                    let key = "\(task.rawValue) \(file.url.lastPathComponent)"
+                    results[key + " found"] = Double(try Self.perform(task, VNImageRequestHandler(cvPixelBuffer: buffer)))
+                    results[key] = median(try measure(warmup: warmup, iterations: iterations) {
+                        _ = try Self.perform(task, VNImageRequestHandler(cvPixelBuffer: buffer))
+                    })
+                }
+            }
+            return results
+        }
+        let (peerRounds, oursRounds) = try alternatingRounds(rounds, peer: peerRound, ours: oursRound)
 
         var rows: [[String]] = [], ratios: [Double] = []
         for file in files {
-            let buffer = try SegmentationBench.decodedBuffer(file.url)
             for task in file.tasks {
-                guard let theirs = peerResults["\(task.rawValue) \(file.url.lastPathComponent)"] else {
+                let key = "\(task.rawValue) \(file.url.lastPathComponent)"
+                // The people found do not change between rounds (same image, same code): the first round's count.
+                guard let theirs = medianOverRounds(peerRounds, key), let theirsFound = peerRounds.first?[key + " found"] else {
                     throw BenchError("the peer did not report \(task.rawValue) on \(file.name)")
                 }
-                log("ours: \(task.rawValue) on \(file.name)")
-                let found = try Self.perform(task, VNImageRequestHandler(cvPixelBuffer: buffer))
-                let ms = median(try measure(warmup: warmup, iterations: iterations) {
-                    _ = try Self.perform(task, VNImageRequestHandler(cvPixelBuffer: buffer))
-                })
-                let oursPer = ms / Double(max(found, 1)), theirsPer = theirs.ms / Double(max(theirs.found, 1))
+                let ms = medianOverRounds(oursRounds, key) ?? .nan, found = Int(oursRounds.first?[key + " found"] ?? 0)
+                let oursPer = ms / Double(max(found, 1)), theirsPer = theirs / max(theirsFound, 1)
                 rows.append([
                     "\(task.rawValue) \(file.name)", String(format: "%.1f", ms), "\(found)", String(format: "%.1f", oursPer),
-                    String(format: "%.1f", theirs.ms), "\(theirs.found)", String(format: "%.1f", theirsPer),
+                    String(format: "%.1f", theirs), "\(Int(theirsFound))", String(format: "%.1f", theirsPer),
                 ])
                 ratios.append(oursPer / theirsPer)
             }

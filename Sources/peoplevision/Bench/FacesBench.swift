@@ -22,7 +22,8 @@ struct FacesBench: ParsableCommand {
             rectangles + iris model on both eyes) vs FaceMesh refine_landmarks=True (detector + attention \
             mesh); capture quality (landmarks + the quality measures) vs the same FaceMesh refine_landmarks=True; \
             and the three requests performed together on one handler (they share the detections and meshes) vs \
-            the same FaceMesh refine_landmarks=True.
+            the same FaceMesh refine_landmarks=True. Both sides are timed in --rounds rounds, which side goes \
+            first alternating; each time is the median of its round medians.
             """)
 
     static let images: [(name: String, width: Int, height: Int)] = [
@@ -31,11 +32,15 @@ struct FacesBench: ParsableCommand {
 
     @Option(help: "Timed runs per measurement.") var iterations = 20
     @Option(help: "Untimed warm-up runs.") var warmup = 3
+    @Option(help: "Rounds, alternating which side goes first; each side's time is the median of its round medians.")
+    var rounds = 3
     @Flag(help: "Only time the pipeline's stages (detectors, mesh, iris) and their parts (bare model run, input sampling, decoding), then the requests, on astronaut.png; no peer.") var stages = false
     @Option(help: "XNNPACK threads for --stages (default: the usable cores).") var threads: Int?
 
     func validate() throws {
-        guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
+        guard iterations > 0, warmup >= 0, rounds > 0 else {
+            throw ValidationError("iterations and rounds must be positive and warm-up non-negative")
+        }
     }
 
     func run() throws {
@@ -56,19 +61,6 @@ struct FacesBench: ParsableCommand {
             files.append(file)
         }
 
-        log("peer: MediaPipe face detection and face mesh, \(warmup) + \(iterations) runs per measurement")
-        let out = try peer.script(
-            "faces_bench.py", ["--images"] + files.map(\.path) + ["--iterations", "\(iterations)", "--warmup", "\(warmup)"])
-        var peerMs: [String: (ms: Double, faces: Int)] = [:]
-        for line in out.split(separator: "\n") {
-            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
-                let faces = obj["faces"] as? Int
-            else { continue }
-            peerMs["\(op) \(image)"] = (ms, faces)
-        }
-
-        var rows: [[String]] = [], ratios: [Double] = []
         let cases: [(String, String, String, (VNImageRequestHandler) throws -> Int)] = [
             ("rectangles rev 2", "facedet1", "FaceDetection model_selection=1", { try Self.rectangles($0, revision: 2) }),
             ("rectangles rev 3 (with pose)", "facemesh", "FaceMesh refine_landmarks=False", { try Self.rectangles($0, revision: 3) }),
@@ -77,23 +69,55 @@ struct FacesBench: ParsableCommand {
             ("rectangles rev 3 + landmarks + capture quality, one handler", "facemesh_refine",
                 "FaceMesh refine_landmarks=True (ours does more)", { try Self.allThree($0) }),
         ]
+        func peerRound() throws -> [String: Double] {
+            log("peer: MediaPipe face detection and face mesh, \(warmup) + \(iterations) runs per measurement")
+            let out = try peer.script(
+                "faces_bench.py", ["--images"] + files.map(\.path) + ["--iterations", "\(iterations)", "--warmup", "\(warmup)"])
+            var results: [String: Double] = [:]
+            for line in out.split(separator: "\n") {
+                guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
+                    let faces = obj["faces"] as? Int
+                else { continue }
+                results["\(op) \(image)"] = ms
+                results["\(op) \(image) faces"] = Double(faces)
+            }
+            return results
+        }
+        func oursRound() throws -> [String: Double] {
+            var results: [String: Double] = [:]
+            for file in files {
+                let buffer = try SegmentationBench.decodedBuffer(file)
+                let label = file.deletingPathExtension().lastPathComponent
+                for (name, _, _, body) in cases {
+                    log("ours: \(name) on \(label)")
+                    var found = 0
+                    results["\(name) \(label)"] = median(try measure(warmup: warmup, iterations: iterations) {
+                        found = try body(VNImageRequestHandler(cvPixelBuffer: buffer))
+                    })
+                    results["\(name) \(label) faces"] = Double(found)
+                }
+            }
+            return results
+        }
+        let (peerRounds, oursRounds) = try alternatingRounds(rounds, peer: peerRound, ours: oursRound)
+
+        var rows: [[String]] = [], ratios: [Double] = []
         for file in files {
-            let buffer = try SegmentationBench.decodedBuffer(file)
-            let label = "\(file.deletingPathExtension().lastPathComponent)"
-            for (name, op, peerName, body) in cases {
-                log("ours: \(name) on \(label)")
-                var found = 0
-                let ms = median(try measure(warmup: warmup, iterations: iterations) {
-                    found = try body(VNImageRequestHandler(cvPixelBuffer: buffer))
-                })
-                guard let theirs = peerMs["\(op) \(file.lastPathComponent)"] else {
+            let label = file.deletingPathExtension().lastPathComponent
+            for (name, op, peerName, _) in cases {
+                let key = "\(op) \(file.lastPathComponent)"
+                // The faces found do not change between rounds (same image, same code): the first round's count.
+                guard let theirs = medianOverRounds(peerRounds, key), let theirFaces = peerRounds.first?[key + " faces"] else {
                     throw BenchError("the peer did not report \(op) on \(file.lastPathComponent)")
                 }
+                let ms = medianOverRounds(oursRounds, "\(name) \(label)") ?? .nan
+                let found = Int(oursRounds.first?["\(name) \(label) faces"] ?? 0)
                 rows.append([
-                    "\(name), \(label)", String(format: "%.2f", ms), "\(found)", peerName, String(format: "%.2f", theirs.ms),
-                    "\(theirs.faces)",
+                    "\(name), \(label)", String(format: "%.2f", ms), "\(found)", peerName, String(format: "%.2f", theirs),
+                    "\(Int(theirFaces))",
                 ])
-                ratios.append(ms / theirs.ms)
+                ratios.append(ms / theirs)
             }
         }
         printRatioTable(

@@ -102,3 +102,24 @@ func printRatioTable(header: [String], rows: [[String]], ratios: [Double]) {
     print("")
     print("max ratio: " + String(format: "%.2f", ratios.max() ?? .nan))
 }
+
+/// Times the peer and ours in `rounds` rounds, back to back, which side goes first alternating between rounds, so
+/// that the machine's slower and faster minutes (and whatever one side leaves behind) weigh on both alike. Returns
+/// each side's results, one per round; with `peer` nil, ours runs once.
+func alternatingRounds<P, O>(_ rounds: Int, peer: (() throws -> P)?, ours: () throws -> O) throws -> (peer: [P], ours: [O]) {
+    guard let peer else { return ([], [try ours()]) }
+    var p: [P] = [], o: [O] = []
+    for round in 0..<rounds {
+        log("round \(round + 1) of \(rounds)")
+        if round % 2 == 1 { o.append(try ours()) }
+        p.append(try peer())
+        if round % 2 == 0 { o.append(try ours()) }
+    }
+    return (p, o)
+}
+
+/// The median over rounds of each round's time for `key` (nil when a round lacks it).
+func medianOverRounds(_ rounds: [[String: Double]], _ key: String) -> Double? {
+    let values = rounds.compactMap { $0[key] }
+    return values.count == rounds.count && !values.isEmpty ? median(values) : nil
+}

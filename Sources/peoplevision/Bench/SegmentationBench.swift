@@ -21,18 +21,22 @@ struct SegmentationBench: ParsableCommand {
             masks and a guided-filter refinement at the image's size; fast and balanced also run the pose \
             detector). A new request per call (no temporal smoothing). Greeting rows: end to end as \
             'peoplevision greet' does it (decode photo and background, segment, blendWithRedMask, JPEG 0.9 to a \
-            file) vs the same in Python (cv2.imread, process, numpy blend, cv2.imencode, file write).
+            file) vs the same in Python (cv2.imread, process, numpy blend, cv2.imencode, file write). Both sides             are timed in --rounds rounds, which side goes first alternating; each time is the median of its             round medians.
             """)
 
     static let sizes = [(width: 512, height: 512), (width: 1920, height: 1080)]
 
     @Option(help: "Timed runs per measurement.") var iterations = 20
     @Option(help: "Untimed warm-up runs.") var warmup = 3
+    @Option(help: "Rounds, alternating which side goes first; each side's time is the median of its round medians.")
+    var rounds = 3
     @Flag(help: "Time only ours (no peer, no ratios): for profiling.") var oursOnly = false
     @Flag(help: "Only the greeting rows.") var greetingOnly = false
 
     func validate() throws {
-        guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
+        guard iterations > 0, warmup >= 0, rounds > 0 else {
+            throw ValidationError("iterations and rounds must be positive and warm-up non-negative")
+        }
     }
 
     func run() throws {
@@ -54,8 +58,7 @@ struct SegmentationBench: ParsableCommand {
             files.append(file)
         }
 
-        var peerMs: [String: Double] = [:]
-        if !oursOnly {
+        func peerRound() throws -> [String: Double] {
             log("peer: MediaPipe selfie segmentation, \(warmup) + \(iterations) runs per measurement")
             let out = try peer.script(
                 "segmentation_bench.py",
@@ -63,6 +66,7 @@ struct SegmentationBench: ParsableCommand {
                     "--iterations", "\(iterations)", "--warmup", "\(warmup)", "--background", background.path,
                     "--out", dir.path,
                 ])
+            var peerMs: [String: Double] = [:]
             for line in out.split(separator: "\n") {
                 guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                     let op = obj["op"] as? String, let w = obj["width"] as? Int, let h = obj["height"] as? Int,
@@ -70,28 +74,49 @@ struct SegmentationBench: ParsableCommand {
                 else { continue }
                 peerMs["\(op) \(w)x\(h)"] = ms
             }
+            return peerMs
         }
+        let levels: [(QualityOption, String)] = [(.fast, "segment_ms1"), (.balanced, "segment_ms0"), (.accurate, "segment_ms1")]
+        let greetings = [QualityOption.fast, .accurate]
+        func oursRound() throws -> [String: Double] {
+            var ours: [String: Double] = [:]
+            for (size, file) in zip(Self.sizes, files) where !greetingOnly {
+                log("ours: segmentation at \(size.width)×\(size.height)")
+                let buffer = try Self.decodedBuffer(file)
+                for (quality, _) in levels {
+                    ours["\(quality.rawValue) \(size.width)x\(size.height) buffer"] = median(try measure(warmup: warmup, iterations: iterations) {
+                        try Self.segment(VNImageRequestHandler(cvPixelBuffer: buffer), quality)
+                    })
+                    ours["\(quality.rawValue) \(size.width)x\(size.height) file"] = median(try measure(warmup: warmup, iterations: iterations) {
+                        try Self.segment(VNImageRequestHandler(url: file), quality)
+                    })
+                }
+            }
+            for quality in greetings {
+                log("ours: greeting 1080p (\(quality.rawValue))")
+                let output = dir.appendingPathComponent("greeting-ours-\(quality.rawValue).jpg")
+                ours["greeting \(quality.rawValue)"] = median(try measure(warmup: warmup, iterations: iterations) {
+                    try Self.greet(photo: files[1], background: background, quality: quality, output: output)
+                })
+            }
+            return ours
+        }
+        let (peerRounds, oursRounds) = try alternatingRounds(rounds, peer: oursOnly ? nil : peerRound, ours: oursRound)
+        func ours(_ key: String) -> Double { medianOverRounds(oursRounds, key) ?? .nan }
         func theirs(_ op: String, _ size: (width: Int, height: Int)) throws -> Double {
             if oursOnly { return .nan }
-            guard let ms = peerMs["\(op) \(size.width)x\(size.height)"] else {
+            guard let ms = medianOverRounds(peerRounds, "\(op) \(size.width)x\(size.height)") else {
                 throw BenchError("the peer did not report \(op) at \(size.width)×\(size.height)")
             }
             return ms
         }
 
         var rows: [[String]] = [], ratios: [Double] = []
-        let levels: [(QualityOption, String)] = [(.fast, "segment_ms1"), (.balanced, "segment_ms0"), (.accurate, "segment_ms1")]
-        for (size, file) in zip(Self.sizes, files) where !greetingOnly {
+        for size in Self.sizes where !greetingOnly {
             let label = size.width == size.height ? "\(size.width)²" : "\(size.height)p"
-            log("ours: segmentation at \(size.width)×\(size.height)")
-            let buffer = try Self.decodedBuffer(file)
             for (quality, op) in levels {
-                let fromBuffer = median(try measure(warmup: warmup, iterations: iterations) {
-                    try Self.segment(VNImageRequestHandler(cvPixelBuffer: buffer), quality)
-                })
-                let fromFile = median(try measure(warmup: warmup, iterations: iterations) {
-                    try Self.segment(VNImageRequestHandler(url: file), quality)
-                })
+                let fromBuffer = ours("\(quality.rawValue) \(size.width)x\(size.height) buffer")
+                let fromFile = ours("\(quality.rawValue) \(size.width)x\(size.height) file")
                 let peerOp = op == "segment_ms0" ? "process() model_selection=0" : "process() model_selection=1"
                 let peerTime = try theirs(op, size)
                 rows.append([
@@ -102,14 +127,9 @@ struct SegmentationBench: ParsableCommand {
             }
         }
 
-        let large = Self.sizes[1]
-        let peerGreeting = try theirs("greeting", large)
-        for quality in [QualityOption.fast, .accurate] {
-            log("ours: greeting 1080p (\(quality.rawValue))")
-            let output = dir.appendingPathComponent("greeting-ours-\(quality.rawValue).jpg")
-            let ms = median(try measure(warmup: warmup, iterations: iterations) {
-                try Self.greet(photo: files[1], background: background, quality: quality, output: output)
-            })
+        let peerGreeting = try theirs("greeting", Self.sizes[1])
+        for quality in greetings {
+            let ms = ours("greeting \(quality.rawValue)")
             rows.append([
                 "greeting 1080p (\(quality.rawValue))", String(format: "%.1f", ms), "(included)",
                 "imread → process() model_selection=1 → numpy blend → imencode q90", String(format: "%.1f", peerGreeting),
