@@ -54,4 +54,17 @@ import Testing
         #expect(abs((regions.first?.box.xMin ?? 0) - 360) < 1e-9 && abs((regions.first?.box.xMax ?? 0) - 440) < 1e-9)
         #expect(PersonSegmenter.unaccountedRegions(selfie, image: image, found: []).count == 2, "both blobs when nobody is found")
     }
+
+    /// Two people side by side at the accurate level: inside each one's region their own pose mask decides, so the
+    /// people's masks must be merged, not one replacing the other; outside every region the selfie mask stays.
+    @Test func accurateLevelMergesEachPersonsPoseMask() throws {
+        let canvas = try PoseTestImages.twoAstronauts()
+        let mask = try PersonSegmenter(quality: .accurate).segment(canvas)
+        try #require(mask.width == 1024 && mask.height == 512)
+        for own in [0, 512] {
+            #expect(PoseTestImages.mean(mask, x: (own + 150)..<(own + 300), y: 300..<480) > 0.8, "torso at x \(own)")
+        }
+        // The rows above both heads stay background.
+        #expect(PoseTestImages.mean(mask, x: 0..<1024, y: 0..<20) < 0.2)
+    }
 }

@@ -110,13 +110,14 @@ struct PoseLandmarkerTests {
     }
 
     /// Landmark runs two at a time give exactly what one after the other gives, on people side by side and on
-    /// the same detections repeated (which the merge must drop or swap as the sequential loop would).
+    /// the same detections repeated (which the merge must drop or swap as the sequential loop would), including
+    /// repeats next to each other, past which the next run's partner is looked for.
     @Test func sideBySideLandmarkRunsMatchSequentialOnes() throws {
         let landmarker = try PoseTestImages.landmarker()
         let image = try PoseTestImages.twoAstronauts()
         let detections = try landmarker.detector.detect(in: image, minScore: 0.3)
         #expect(detections.count >= 2)
-        for list in [detections, detections + detections.reversed()] {
+        for list in [detections, detections + detections.reversed(), detections.flatMap { [$0, $0] }] {
             var one: [PersonPose] = [], two: [PersonPose] = []
             try landmarker.runLandmarks(
                 for: list, in: image, into: &one, maxPeople: 8, sideBySide: false, skip: { _, _ in false }
