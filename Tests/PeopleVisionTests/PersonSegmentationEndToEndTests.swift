@@ -218,6 +218,15 @@ import Testing
 
         let missing = URL(fileURLWithPath: "/nonexistent/photo.jpg")
         #expect(code { try VNImageRequestHandler(url: missing).perform([VNGeneratePersonSegmentationRequest()]) } == VNErrorCode.invalidImage.rawValue)
+        // The message says why the file cannot be read.
+        func message(_ url: URL) -> String {
+            do { try VNImageRequestHandler(url: url).perform([VNGeneratePersonSegmentationRequest()]) } catch { return "\(error)" }
+            return ""
+        }
+        #expect(message(missing).contains("no such file"))
+        let folder = FileManager.default.temporaryDirectory
+        #expect(code { try VNImageRequestHandler(url: folder).perform([VNGeneratePersonSegmentationRequest()]) } == VNErrorCode.invalidImage.rawValue)
+        #expect(message(folder).contains("directory"))
 
         let garbage = Data("this is not an image".utf8)
         #expect(code { try VNImageRequestHandler(data: garbage).perform([VNGeneratePersonSegmentationRequest()]) } != nil)

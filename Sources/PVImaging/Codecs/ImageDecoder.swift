@@ -109,11 +109,21 @@ public enum ImageDecoder {
     }
 
     package static func readFile(_ url: URL) throws -> Data {
+        if let reason = unreadableReason(url) { throw ImagingError(.ioError, "cannot read \(url.path): \(reason)") }
         do {
             return try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
             throw ImagingError(.ioError, "cannot read \(url.path): \(error.localizedDescription)")
         }
+    }
+
+    /// Why `url` cannot be read as a file (no such file, a directory, no permission); `nil` when nothing stands in the
+    /// way of opening it.
+    package static func unreadableReason(_ url: URL) -> String? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else { return "no such file" }
+        if isDirectory.boolValue { return "it is a directory, not a file" }
+        return FileManager.default.isReadableFile(atPath: url.path) ? nil : "permission denied"
     }
 
     /// The largest DCT scale denominator (8, 4, 2, else 1) whose output still covers `minimum`.

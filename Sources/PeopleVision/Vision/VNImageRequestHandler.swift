@@ -213,8 +213,8 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     private static func encoded(_ source: Source) throws -> Data? {
         switch source {
         case .url(let url):
-            guard FileManager.default.isReadableFile(atPath: url.path) else {
-                throw VNError(.invalidImage, "cannot read the image file \(url.path)")
+            if let reason = ImageDecoder.unreadableReason(url) {
+                throw VNError(.invalidImage, "cannot read the image file \(url.path): \(reason)")
             }
             return try ImageDecoder.readFile(url)
         case .data(let data): return data

@@ -34,8 +34,13 @@ enum OutputKind {
 /// Reads an image argument into a CIImage, with a clear error.
 func loadImage(_ path: String) throws -> (url: URL, image: CIImage) {
     let url = URL(fileURLWithPath: path)
-    guard FileManager.default.isReadableFile(atPath: url.path) else { throw ValidationError("cannot read \(path)") }
-    guard let image = CIImage(contentsOf: url) else { throw ValidationError("\(path) is not an image PeopleVision can decode (JPEG, PNG, HEIC, WebP)") }
+    if let reason = ImageDecoder.unreadableReason(url) { throw ValidationError("cannot read \(path): \(reason)") }
+    guard let image = CIImage(contentsOf: url) else {
+        // Core Image's initializer only says no; the decoder says why.
+        var why = ""
+        do { _ = try ImageDecoder.decode(contentsOf: url) } catch let error as ImagingError { why = ": \(error.message)" } catch {}
+        throw ValidationError("\(path) is not an image PeopleVision can decode (JPEG, PNG, HEIC, WebP)\(why)")
+    }
     return (url, image)
 }
 
