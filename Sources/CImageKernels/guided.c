@@ -3,20 +3,65 @@
 // upsampled mask by its uncertainty) over output rows.
 #include "CImageKernels.h"
 
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#include <immintrin.h>
+#define CIMG_BOX_DOWN_AVX2 1
+
+// Factor 4 on 4-byte pixels, the guide of a 1080p photo: each output pixel sums a 4×4 block, 16 bytes from each of
+// four rows, widened to 16-bit lanes and folded to one sum per channel in registers (no column-sum pass). The sums
+// are exact integers, scaled as the generic loop scales them, so the results are the same bits. Returns the number
+// of output pixels written (the blocks wholly inside the row).
+__attribute__((target("avx2"))) static int box_down4_rgba_row_avx2(const uint8_t *restrict src, size_t stride, int width,
+                                                                    int r_off, int g_off, int b_off, float scale,
+                                                                    float *restrict orow, float *restrict grow,
+                                                                    float *restrict brow) {
+    const uint8_t *r0 = src, *r1 = src + stride, *r2 = src + 2 * stride, *r3 = src + 3 * stride;
+    const __m128 vs = _mm_set1_ps(scale);
+    const int full = width / 4;
+    for (int i = 0; i < full; i++) {
+        const size_t o = (size_t)i * 16;
+        __m256i a = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r0 + o)));
+        a = _mm256_add_epi16(a, _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r1 + o))));
+        a = _mm256_add_epi16(a, _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r2 + o))));
+        a = _mm256_add_epi16(a, _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(r3 + o))));
+        __m128i s = _mm_add_epi16(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+        s = _mm_add_epi16(s, _mm_srli_si128(s, 8));  // lanes 0–3: the block's sum of each byte of the pixel
+        float v[4];
+        _mm_storeu_ps(v, _mm_mul_ps(_mm_cvtepi32_ps(_mm_cvtepu16_epi32(s)), vs));
+        orow[i] = v[r_off];
+        grow[i] = v[g_off];
+        brow[i] = v[b_off];
+    }
+    return full;
+}
+#endif
+
 void cimg_box_down_rgb8(const uint8_t *restrict src, size_t src_stride, int width, int height, int bpp, int r_off,
                         int g_off, int b_off, int factor, float *restrict out_r, float *restrict out_g,
                         float *restrict out_b, int out_width, int out_height, uint16_t *restrict acc) {
     const int n = width * bpp;
+#ifdef CIMG_BOX_DOWN_AVX2
+    const int fast4 = factor == 4 && bpp == 4 && __builtin_cpu_supports("avx2");
+#endif
     for (int j = 0; j < out_height; j++) {
         int y0 = j * factor, y1 = y0 + factor < height ? y0 + factor : height;
+        float *orow = out_r + (size_t)j * out_width, *grow = out_g + (size_t)j * out_width, *brow = out_b + (size_t)j * out_width;
+        int first = 0;  // the first output pixel the generic loop below computes
+#ifdef CIMG_BOX_DOWN_AVX2
+        if (fast4 && y1 - y0 == 4) {
+            first = box_down4_rgba_row_avx2(src + (size_t)y0 * src_stride, src_stride, width, r_off, g_off, b_off,
+                                            1.0f / (255.0f * 16.0f), orow, grow, brow);
+            if (first == out_width) continue;
+        }
+#endif
         // Column sums of the box's rows (vectorised: plain byte adds into 16-bit lanes; factor ≤ 257).
-        for (int i = 0; i < n; i++) acc[i] = 0;
+        const int c0 = first * factor * bpp;
+        for (int i = c0; i < n; i++) acc[i] = 0;
         for (int y = y0; y < y1; y++) {
             const uint8_t *row = src + (size_t)y * src_stride;
-            for (int i = 0; i < n; i++) acc[i] = (uint16_t)(acc[i] + row[i]);
+            for (int i = c0; i < n; i++) acc[i] = (uint16_t)(acc[i] + row[i]);
         }
-        float *orow = out_r + (size_t)j * out_width, *grow = out_g + (size_t)j * out_width, *brow = out_b + (size_t)j * out_width;
-        for (int i = 0; i < out_width; i++) {
+        for (int i = first; i < out_width; i++) {
             int x0 = i * factor, x1 = x0 + factor < width ? x0 + factor : width;
             unsigned sr = 0, sg = 0, sb = 0;
             for (int x = x0; x < x1; x++) {

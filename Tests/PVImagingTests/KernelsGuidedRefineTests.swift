@@ -132,6 +132,36 @@ struct KernelsGuidedRefineTests {
         #expect(worst * 255 <= 1, "worst difference \(worst * 255) LSB")
     }
 
+    /// The guide on the grid is each block's exact mean, with the generic loop's rounding, whichever path computes it
+    /// (4×4 blocks of 4-byte pixels take a vector path): full and cut blocks, bright pixels, both byte orders.
+    @Test(arguments: [(PixelFormat.rgba32, 41, 30, 4), (.bgra32, 64, 32, 4), (.bgra32, 37, 21, 3), (.argb32, 18, 13, 4)])
+    func guideOnTheGridIsTheBlockMean(format: PixelFormat, W: Int, H: Int, factor: Int) throws {
+        let guide = try makeImage(W, H, format) { x, y in
+            (Double((x * 37 + y * 11) % 256), Double(255 - (x * 5 + y * 29) % 256), x % 3 == 0 ? 255 : Double((x * y) % 256), 255)
+        }
+        let st = try #require(GuidedFilter.guideStatistics(guide, factor: factor, radius: 1, epsilon: 1e-2))
+        let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
+        #expect(st.width == w && st.height == h)
+        for j in 0..<h {
+            for i in 0..<w {
+                var sums = [0, 0, 0], count = 0
+                for y in (j * factor)..<min((j + 1) * factor, H) {
+                    for x in (i * factor)..<min((i + 1) * factor, W) {
+                        let p = readPixel(guide, x, y)
+                        sums[0] += Int(p.0)
+                        sums[1] += Int(p.1)
+                        sums[2] += Int(p.2)
+                        count += 1
+                    }
+                }
+                let scale: Float = 1 / (255 * Float(count))
+                for c in 0..<3 {
+                    #expect(st.channels[c].data[j * w + i] == Float(sums[c]) * scale, "channel \(c) at \(i), \(j)")
+                }
+            }
+        }
+    }
+
     @Test("refineMask declines what the fused kernel does not handle")
     func declines() throws {
         let grey = try PixelBuffer(width: 8, height: 8, format: .oneComponent8)
