@@ -122,7 +122,60 @@ func boxFilter<L: SampleLoader>(
                 let row = src.row(yy)
                 for i in 0..<n { colSum[i] += L.load(row, i) }
             }
-            for y in band {
+            var y = band.lowerBound
+            // One channel: each row's horizontal pass is one chain of dependent adds, so eight consecutive rows run
+            // as the eight lanes of a vector (each lane does exactly its row's arithmetic, in the same order).
+            if c == 1 {
+                withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: w) { lanes in
+                    let col8 = lanes.baseAddress!
+                    while y + 8 <= band.upperBound {
+                        for k in 0..<8 {
+                            if k > 0 { slide(from: y + k - 1) }
+                            for x in 0..<w { col8[x][k] = colSum[x] }
+                        }
+                        var invRows = SIMD8<Float>(repeating: 0)
+                        for k in 0..<8 { invRows[k] = 1 / Float(min(h - 1, y + k + r) - max(0, y + k - r) + 1) }
+                        var acc = SIMD8<Float>(repeating: 0)
+                        for x in 0...min(w - 1, r) { acc += col8[x] }
+                        let interiorStart = min(r + 1, w), interiorEnd = max(interiorStart, w - r - 1)
+                        let invFull = invRows / Float(2 * r + 1)
+                        let outs = (0..<8).map { dst.row(y + $0) }
+                        @inline(__always) func put(_ x: Int, _ v: SIMD8<Float>) {
+                            for k in 0..<8 { L.store(outs[k], x, v[k]) }
+                        }
+                        @inline(__always) func edge(_ x: Int) {
+                            let cols = min(w - 1, x + r) - max(0, x - r) + 1
+                            put(x, acc * (invRows / Float(cols)))
+                            let add = x + r + 1, sub = x - r
+                            var d = SIMD8<Float>(repeating: 0)
+                            if add < w { d += col8[add] }
+                            if sub >= 0 { d -= col8[sub] }
+                            acc += d
+                        }
+                        for x in 0..<interiorStart { edge(x) }
+                        for x in interiorStart..<interiorEnd {
+                            put(x, acc * invFull)
+                            let d = col8[x &+ r &+ 1] - col8[x &- r]
+                            acc += d
+                        }
+                        for x in interiorEnd..<w { edge(x) }
+                        if y + 8 < band.upperBound { slide(from: y + 7) }
+                        y += 8
+                    }
+                }
+            }
+            // Slides the column window from row `from` down to the next row.
+            func slide(from row: Int) {
+                if row + r + 1 < h {
+                    let add = src.row(row + r + 1)
+                    for i in 0..<n { colSum[i] += L.load(add, i) }
+                }
+                if row - r >= 0 {
+                    let sub = src.row(row - r)
+                    for i in 0..<n { colSum[i] -= L.load(sub, i) }
+                }
+            }
+            for y in y..<band.upperBound {
                 let rowsCount = min(h - 1, y + r) - max(0, y - r) + 1
                 let invRows: Float = 1 / Float(rowsCount)
                 // Horizontal running window over the column sums. The difference entering the window
@@ -152,16 +205,7 @@ func boxFilter<L: SampleLoader>(
                 let out = dst.row(y)
                 for i in 0..<n { L.store(out, i, rowOut[i]) }
                 // Slide the column window down one row.
-                if y + 1 < band.upperBound {
-                    if y + r + 1 < h {
-                        let row = src.row(y + r + 1)
-                        for i in 0..<n { colSum[i] += L.load(row, i) }
-                    }
-                    if y - r >= 0 {
-                        let row = src.row(y - r)
-                        for i in 0..<n { colSum[i] -= L.load(row, i) }
-                    }
-                }
+                if y + 1 < band.upperBound { slide(from: y) }
             }
         }
     }
