@@ -505,27 +505,31 @@ extension GuidedFilter {
             let v00 = q[7], v01 = q[8], v02 = q[9], v11 = q[10], v12 = q[11], v22 = q[12]
             ab4.withUnsafeMutableBufferPointer { out in
                 let o = out.baseAddress!
-                for i in 0..<n {
-                    let mr = m0[i], mg = m1[i], mb = m2[i], mp = mp3[i]
-                    let cr: Float = ip0[i] - mr * mp
-                    let cg: Float = ip1[i] - mg * mp
-                    let cb: Float = ip2[i] - mb * mp
-                    var vr: Float = v00[i] * cr
-                    vr += v01[i] * cg
-                    vr += v02[i] * cb
-                    var vg: Float = v01[i] * cr
-                    vg += v11[i] * cg
-                    vg += v12[i] * cb
-                    var vb: Float = v02[i] * cr
-                    vb += v12[i] * cg
-                    vb += v22[i] * cb
-                    o[i] = vr
-                    o[n &+ i] = vg
-                    o[2 &* n &+ i] = vb
-                    var bi: Float = mp - vr * mr
-                    bi -= vg * mg
-                    bi -= vb * mb
-                    o[3 &* n &+ i] = bi
+                // Pixels are independent: the grid's rows in bands on the imaging threads (this is on the critical
+                // path, after the mask is known).
+                ImagingThreads.forEachBand(rows: h, workPerRow: w * 32) { rows in
+                    for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
+                        let mr = m0[i], mg = m1[i], mb = m2[i], mp = mp3[i]
+                        let cr: Float = ip0[i] - mr * mp
+                        let cg: Float = ip1[i] - mg * mp
+                        let cb: Float = ip2[i] - mb * mp
+                        var vr: Float = v00[i] * cr
+                        vr += v01[i] * cg
+                        vr += v02[i] * cb
+                        var vg: Float = v01[i] * cr
+                        vg += v11[i] * cg
+                        vg += v12[i] * cb
+                        var vb: Float = v02[i] * cr
+                        vb += v12[i] * cg
+                        vb += v22[i] * cb
+                        o[i] = vr
+                        o[n &+ i] = vg
+                        o[2 &* n &+ i] = vb
+                        var bi: Float = mp - vr * mr
+                        bi -= vg * mg
+                        bi -= vb * mb
+                        o[3 &* n &+ i] = bi
+                    }
                 }
             }
         }
@@ -537,12 +541,14 @@ extension GuidedFilter {
             let a0 = q[0], a1 = q[1], a2 = q[2], b0 = q[3], p0 = q[4]
             coef.withUnsafeMutableBufferPointer { out in
                 let o = out.baseAddress!
-                for i in 0..<n {
-                    o[5 &* i] = a0[i]
-                    o[5 &* i &+ 1] = a1[i]
-                    o[5 &* i &+ 2] = a2[i]
-                    o[5 &* i &+ 3] = b0[i]
-                    o[5 &* i &+ 4] = p0[i]
+                ImagingThreads.forEachBand(rows: h, workPerRow: w * 8) { rows in
+                    for i in (rows.lowerBound * w)..<(rows.upperBound * w) {
+                        o[5 &* i] = a0[i]
+                        o[5 &* i &+ 1] = a1[i]
+                        o[5 &* i &+ 2] = a2[i]
+                        o[5 &* i &+ 3] = b0[i]
+                        o[5 &* i &+ 4] = p0[i]
+                    }
                 }
             }
         }
