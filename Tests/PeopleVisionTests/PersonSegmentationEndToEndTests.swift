@@ -232,6 +232,51 @@ import Testing
         #expect(code { try VNImageRequestHandler(data: garbage).perform([VNGeneratePersonSegmentationRequest()]) } != nil)
     }
 
+    /// A request performed again on a frame of the same size smooths its mask against the previous frame's (MODELS.md
+    /// §10.5: uncertain pixels lean on the past, ratio 0.7 at the fast level); a new request starts afresh, and so does
+    /// the same request on a frame whose mask has another size.
+    @Test func reusedRequestSmoothsAcrossFrames() throws {
+        let photo = try #require(CIImage(contentsOf: try TestFiles.installed("astronaut.png")))
+        let moved = photo.transformed(by: CGAffineTransform(translationX: 9, y: 0)).cropped(to: photo.extent)
+        func floats(_ request: VNGeneratePersonSegmentationRequest, _ image: CIImage) throws -> [Float] {
+            try VNImageRequestHandler(ciImage: image).perform([request])
+            let m = try #require(request.results?.first).pixelBuffer.pixelBuffer
+            return m.withUnsafeBytes { raw in
+                let f = raw.bindMemory(to: Float.self), stride = m.bytesPerRow() / 4
+                return (0..<(m.width * m.height)).map { f[($0 / m.width) * stride + $0 % m.width] }
+            }
+        }
+        func request() -> VNGeneratePersonSegmentationRequest {
+            let r = VNGeneratePersonSegmentationRequest()
+            r.qualityLevel = .fast
+            r.outputPixelFormat = kCVPixelFormatType_OneComponent32Float
+            return r
+        }
+        let reused = request()
+        let first = try floats(reused, photo)
+        let smoothed = try floats(reused, moved)
+        let fresh = try floats(request(), moved)
+        try #require(first.count == fresh.count && smoothed.count == fresh.count)
+        var changed = 0, worst: Float = 0
+        for i in fresh.indices {
+            let p = fresh[i], s = (p - 0.5) * (p - 0.5)
+            let u = 1 - min(1, s * (5.68842 + s * (-0.748699 + s * (-57.8051 + s * (291.309 + s * -624.717)))))
+            worst = max(worst, abs(smoothed[i] - (p + (first[i] - p) * (u * 0.7))))
+            if abs(smoothed[i] - p) > 1e-3 { changed += 1 }
+        }
+        #expect(worst < 1e-5, "the smoothing rule, pixel by pixel")
+        #expect(changed > 100, "the moved person's uncertain edges lean on the first frame: \(changed) pixels")
+        // The fast level's mask has the model's size whatever the frame's; the accurate level's has the frame's, so a
+        // frame of another size has nothing to smooth against.
+        let accurate = request()
+        accurate.qualityLevel = .accurate
+        _ = try floats(accurate, photo)
+        let small = photo.transformed(by: CGAffineTransform(scaleX: 0.5, y: 0.5))
+        let afresh = request()
+        afresh.qualityLevel = .accurate
+        #expect(try floats(accurate, small) == (try floats(afresh, small)))
+    }
+
     @Test func completionHandlerRunsBeforePerformReturns() throws {
         let url = try TestFiles.installed("astronaut.png")
         nonisolated(unsafe) var called = 0
