@@ -3,6 +3,8 @@
 // upsampled mask by its uncertainty) over output rows.
 #include "CImageKernels.h"
 
+#include <math.h>
+
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
 #define CIMG_BOX_DOWN_AVX2 1
@@ -89,7 +91,7 @@ __attribute__((target("avx2,fma"))) static int refine_row_avx2(const uint8_t *re
                                                                int g_off, int b_off, const float *restrict planes,
                                                                int plane_stride, float inv_band,
                                                                const int32_t *restrict x0, const float *restrict wx,
-                                                               float *restrict o) {
+                                                               float *restrict o, uint8_t *restrict o8) {
     const __m256i byte = _mm256_set1_epi32(0xFF);
     const __m256 scale = _mm256_set1_ps(1.0f / 255), half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1.0f);
     const __m256 zero = _mm256_setzero_ps(), ib = _mm256_set1_ps(inv_band), sign = _mm256_set1_ps(-0.0f);
@@ -116,7 +118,15 @@ __attribute__((target("avx2,fma"))) static int refine_row_avx2(const uint8_t *re
         __m256 d = _mm256_andnot_ps(sign, _mm256_sub_ps(m, half));
         __m256 t = _mm256_max_ps(zero, _mm256_sub_ps(one, _mm256_mul_ps(d, ib)));
         __m256 r = _mm256_fmadd_ps(_mm256_sub_ps(v, m), t, m);
-        _mm256_storeu_ps(o + x, _mm256_min_ps(one, _mm256_max_ps(zero, r)));
+        r = _mm256_min_ps(one, _mm256_max_ps(zero, r));
+        if (o8) {
+            // round(r·255), ties to even (the default rounding mode), as the float → 8-bit conversion rounds.
+            __m256i q = _mm256_cvtps_epi32(_mm256_mul_ps(r, _mm256_set1_ps(255.0f)));
+            __m128i w16 = _mm_packus_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+            _mm_storel_epi64((__m128i *)(o8 + x), _mm_packus_epi16(w16, w16));
+        } else {
+            _mm256_storeu_ps(o + x, r);
+        }
     }
     return x;
 }
@@ -125,7 +135,8 @@ __attribute__((target("avx2,fma"))) static int refine_row_avx2(const uint8_t *re
 void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride, int width, int bpp, int r_off,
                              int g_off, int b_off, const float *restrict coef, int low_width, int low_height,
                              float band, float *restrict out, size_t out_stride, int first_row, int row_count,
-                             int height, const int32_t *restrict x0, const float *restrict wx, float *restrict scratch) {
+                             int height, const int32_t *restrict x0, const float *restrict wx, float *restrict scratch,
+                             uint8_t *restrict out8, size_t out8_stride) {
     const float sy = (float)low_height / (float)height, inv_band = 1.0f / band;
     const int n = low_width * 5, ps = low_width + 8;  // planar rows, padded for the 8-float windows
     for (int k = 0; k < 5; k++)
@@ -143,10 +154,11 @@ void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride,
         for (int i = 0; i < low_width; i++)
             for (int k = 0; k < 5; k++) scratch[k * ps + i] = c0[5 * i + k] + (c1[5 * i + k] - c0[5 * i + k]) * ay;
         const uint8_t *g = guide + (size_t)y * guide_stride;
-        float *o = out + (size_t)(y - first_row) * out_stride;
+        float *o = out8 ? NULL : out + (size_t)(y - first_row) * out_stride;
+        uint8_t *o8 = out8 ? out8 + (size_t)(y - first_row) * out8_stride : NULL;
         int x = 0;
 #ifdef CIMG_GUIDED_AVX2
-        if (avx2) x = refine_row_avx2(g, width, r_off, g_off, b_off, scratch, ps, inv_band, x0, wx, o);
+        if (avx2) x = refine_row_avx2(g, width, r_off, g_off, b_off, scratch, ps, inv_band, x0, wx, o, o8);
 #endif
         for (; x < width; x++) {
             int i = x0[x];
@@ -162,7 +174,9 @@ void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride,
             float t = 1.0f - (d < 0 ? -d : d) * inv_band;
             if (t < 0) t = 0;
             float r = m + (v - m) * t;
-            o[x] = r < 0 ? 0 : (r > 1 ? 1 : r);
+            r = r < 0 ? 0 : (r > 1 ? 1 : r);
+            if (o8) o8[x] = (uint8_t)lrintf(r * 255.0f);
+            else o[x] = r;
         }
     }
 }

@@ -167,6 +167,16 @@ import Testing
         } } }
         #expect(worst16 <= 1e-3, "half differs by \(worst16)")
         #expect(worst8 <= 0.5 / 255 + 1e-6, "8-bit differs by \(worst8)")
+        // Byte for byte what converting the float mask gives (the accurate level writes its 8-bit mask directly).
+        let bytes = try Self.mask(url, level: level, format: kCVPixelFormatType_OneComponent8).pixels
+        let converted = try f32.converted(to: .oneComponent8)
+        var differing = 0
+        bytes.withUnsafeBytes { a in converted.withUnsafeBytes { b in
+            for y in 0..<bytes.height { for x in 0..<bytes.width where a[y * bytes.bytesPerRow() + x] != b[y * converted.bytesPerRow() + x] {
+                differing += 1
+            } }
+        } }
+        #expect(differing == 0, "\(differing) bytes differ from the converted float mask")
     }
 
     @Test func regionOfInterestIsHonoured() throws {

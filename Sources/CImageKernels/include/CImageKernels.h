@@ -37,11 +37,14 @@ void cimg_box_down_rgb8(const uint8_t *restrict src, size_t src_stride, int widt
 /// must exist, `wx[x]` its weight; rows are computed here), forms `q = a·I + b` with the guide's
 /// colour in 0…1 and writes `clamp(m + (q − m)·max(0, 1 − |m − ½|/band), 0, 1)`. Rows
 /// `first_row ..< first_row + row_count` of a `height`-row image; row `first_row` goes to `out`.
-/// `scratch` holds `5·(low_width + 8)` floats.
+/// `scratch` holds `5·(low_width + 8)` floats. With `out8` set, the rows are written there instead, as bytes
+/// (`round(q·255)`, ties to even, `out8_stride` bytes apart: what converting the floats to 8 bits gives) and `out` is
+/// not touched.
 void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride, int width, int bpp, int r_off,
                              int g_off, int b_off, const float *restrict coef, int low_width, int low_height,
                              float band, float *restrict out, size_t out_stride, int first_row, int row_count,
-                             int height, const int32_t *restrict x0, const float *restrict wx, float *restrict scratch);
+                             int height, const int32_t *restrict x0, const float *restrict wx, float *restrict scratch,
+                             uint8_t *restrict out8, size_t out8_stride);
 /// One row of `TensorSampler`'s bilinear warp from a 4-byte-per-pixel image (`r_off`, `g_off`, `b_off`: channel
 /// byte offsets): `count` output pixels, pixel `i` read at pixel-centre position (`sx + i·step_x`, `sy + i·step_y`);
 /// outside the image, zero (`zero_border`) or the nearest edge pixel.

@@ -484,14 +484,17 @@ extension GuidedFilter {
     /// computed there, and every full-size pixel gets `q = a·I + b` from the bilinearly upsampled coefficients,
     /// blended into the upsampled mask `m` with weight `max(0, 1 − |m − ½|/band)`: confident pixels keep `m`,
     /// so the filter cannot bleed into them. Rows are split across the imaging threads.
-    /// - Returns: a `.oneComponent32Float` buffer of the guide's size with values in 0…1, or nil when the
-    ///   mask or the guide does not match the statistics (use ``filter(_:guide:)`` then).
+    /// - Returns: a buffer of the guide's size in `format`: `.oneComponent32Float` (values 0…1) or `.oneComponent8`
+    ///   (those values to bytes, as converting the float buffer would round them); nil for another format, or when
+    ///   the mask or the guide does not match the statistics (use ``filter(_:guide:)`` then).
     package static func refineMask(
-        _ mask: PixelBuffer, statistics st: GuideStatistics, guide image: PixelBuffer, band: Float
+        _ mask: PixelBuffer, statistics st: GuideStatistics, guide image: PixelBuffer, band: Float,
+        format: PixelFormat = .oneComponent32Float
     ) throws -> PixelBuffer? {
         let W = image.width, H = image.height, w = st.width, h = st.height, layout = st.layout
         guard band > 0, mask.format == .oneComponent32Float, mask.width == w, mask.height == h, W == st.guideWidth,
-            H == st.guideHeight, RGBLayout(image.format) == layout
+            H == st.guideHeight, RGBLayout(image.format) == layout,
+            format == .oneComponent32Float || format == .oneComponent8
         else { return nil }
         let r = st.radius, n = w * h
         let p = FloatPlane(mask)
@@ -561,19 +564,21 @@ extension GuidedFilter {
             x0[x] = Int32(i)
             wx[x] = Float(f - Double(i))
         }
-        var out = try PixelBuffer(uninitializedWidth: W, height: H, format: .oneComponent32Float, limits: .unlimitedForKernels)
-        let outStride = out.bytesPerRow() / 4
+        var out = try PixelBuffer(uninitializedWidth: W, height: H, format: format, limits: .unlimitedForKernels)
+        let rowBytes = out.bytesPerRow(), bytes = format == .oneComponent8
         image.withUnsafeBytes { src in
             out.withUnsafeMutableBytes { dst in
                 let g = src.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                let o = dst.baseAddress!.assumingMemoryBound(to: Float.self)
                 // Bands write disjoint output rows; everything else is only read.
                 ImagingThreads.forEachBand(rows: H, workPerRow: W * 8) { rows in
                     withUnsafeTemporaryAllocation(of: Float.self, capacity: 5 * (w + 8)) { scratch in
+                        let first = dst.baseAddress! + rows.lowerBound * rowBytes
                         cimg_guided_refine_rgb8(
                             g, image.bytesPerRow(), Int32(W), Int32(layout.bytesPerPixel), Int32(layout.r), Int32(layout.g),
-                            Int32(layout.b), coef, Int32(w), Int32(h), band, o + rows.lowerBound * outStride, outStride,
-                            Int32(rows.lowerBound), Int32(rows.count), Int32(H), x0, wx, scratch.baseAddress!)
+                            Int32(layout.b), coef, Int32(w), Int32(h), band,
+                            bytes ? nil : first.assumingMemoryBound(to: Float.self), rowBytes / 4,
+                            Int32(rows.lowerBound), Int32(rows.count), Int32(H), x0, wx, scratch.baseAddress!,
+                            bytes ? first.assumingMemoryBound(to: UInt8.self) : nil, rowBytes)
                     }
                 }
             }

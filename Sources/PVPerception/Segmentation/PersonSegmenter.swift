@@ -95,6 +95,21 @@ public final class PersonSegmenter: Sendable {
     /// Segments the people in `image` (any pixel format, upright).
     /// - Returns: a `.oneComponent32Float` mask with values in 0…1, of the size the level documents.
     public func segment(_ image: PixelBuffer) throws -> PixelBuffer {
+        try segment(image, as: .oneComponent32Float)
+    }
+
+    /// ``segment(_:)`` in a one-component `format`: the float mask converted to it (the accurate level's refinement
+    /// writes 8-bit masks directly, with the same bytes, sparing the full-size float pass).
+    public func segment(_ image: PixelBuffer, as format: PixelFormat) throws -> PixelBuffer {
+        guard [.oneComponent8, .oneComponent16Half, .oneComponent32Float].contains(format) else {
+            throw PerceptionError(.invalidArgument, "a person mask is one component, not \(format)")
+        }
+        let mask = try segmentNatively(image, as: format)
+        return mask.format == format ? mask : try mask.converted(to: format)
+    }
+
+    /// The mask in `format` where the level makes it so, else as float.
+    private func segmentNatively(_ image: PixelBuffer, as format: PixelFormat) throws -> PixelBuffer {
         switch quality {
         case .fast, .balanced:
             // The gate's cheap first try: the short-range face detector (about 1 ms, beside the selfie model). When
@@ -183,7 +198,9 @@ public final class PersonSegmenter: Sendable {
             // spinning first.
             if threads > 1, W * H >= 1 << 20 { Interpreter.parkWorkers(threads: threads) }
             if let statistics,
-                let refined = try GuidedFilter.refineMask(fused, statistics: statistics, guide: image, band: Self.refineBand)
+                let refined = try GuidedFilter.refineMask(
+                    fused, statistics: statistics, guide: image, band: Self.refineBand,
+                    format: format == .oneComponent8 ? .oneComponent8 : .oneComponent32Float)
             {
                 return refined
             }

@@ -98,13 +98,22 @@ public final class VNGeneratePersonSegmentationRequest: VNStatefulRequest, @unch
     override func process(_ image: VNImageContext) throws -> [VNObservation] {
         let (quality, format) = settings.withLock { ($0.quality, $0.format) }
         let region = try image.region(regionOfInterest)
-        var mask = try SegmenterCache.segmenter(for: quality).segment(region)
+        let segmenter = try SegmenterCache.segmenter(for: quality)
+        let layout = PixelFormat(rawValue: format)!
         let previous = settings.withLock { $0.previous }
-        if let previous, previous.width == mask.width, previous.height == mask.height {
-            try TemporalMaskSmoothing.apply(to: &mask, previous: previous, ratio: quality == .fast ? 0.7 : 0.5)
+        guard let previous else {
+            // The first frame: nothing to smooth against, so the mask is made in the output's format (8-bit straight
+            // from the accurate level's refinement) and kept as the next frame's past.
+            let output = try segmenter.segment(region, as: layout)
+            settings.withLock { $0.previous = output }
+            return [VNPixelBufferObservation(pixelBuffer: CVPixelBuffer(output), requestRevision: revision)]
+        }
+        var mask = try segmenter.segment(region)
+        if previous.width == mask.width, previous.height == mask.height {
+            let past = previous.format == .oneComponent32Float ? previous : try previous.converted(to: .oneComponent32Float)
+            try TemporalMaskSmoothing.apply(to: &mask, previous: past, ratio: quality == .fast ? 0.7 : 0.5)
         }
         settings.withLock { $0.previous = mask }
-        let layout = PixelFormat(rawValue: format)!
         let output = layout == .oneComponent32Float ? mask : try mask.converted(to: layout)
         return [VNPixelBufferObservation(pixelBuffer: CVPixelBuffer(output), requestRevision: revision)]
     }
