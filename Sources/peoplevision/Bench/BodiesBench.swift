@@ -54,13 +54,12 @@ struct BodiesBench: ParsableCommand {
 
         func peerRound() throws -> [String: Double] {
             log("peer: MediaPipe pose and hands, \(warmup) + \(iterations) runs per measurement")
-            let out = try peer.script(
+            let records = try peer.records(
                 "bodies_bench.py",
                 ["--images"] + files.map(\.url.path) + ["--iterations", "\(iterations)", "--warmup", "\(warmup)"])
             var results: [String: Double] = [:]
-            for line in out.split(separator: "\n") {
-                guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                    let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
+            for obj in records {
+                guard let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
                     let found = obj["found"] as? Int
                 else { continue }
                 let key = "\(op) \(URL(fileURLWithPath: image).lastPathComponent)"

@@ -71,12 +71,11 @@ struct FacesBench: ParsableCommand {
         ]
         func peerRound() throws -> [String: Double] {
             log("peer: MediaPipe face detection and face mesh, \(warmup) + \(iterations) runs per measurement")
-            let out = try peer.script(
+            let records = try peer.records(
                 "faces_bench.py", ["--images"] + files.map(\.path) + ["--iterations", "\(iterations)", "--warmup", "\(warmup)"])
             var results: [String: Double] = [:]
-            for line in out.split(separator: "\n") {
-                guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                    let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
+            for obj in records {
+                guard let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
                     let faces = obj["faces"] as? Int
                 else { continue }
                 results["\(op) \(image)"] = ms

@@ -48,6 +48,14 @@ struct Peer {
         return try run(python.path, [path] + arguments)
     }
 
+    /// Runs a peer script and returns the JSON objects among its output lines (its results; other lines, such as a
+    /// library's log, are skipped).
+    func records(_ name: String, _ arguments: [String]) throws -> [[String: Any]] {
+        try script(name, arguments).split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
     @discardableResult
     private func run(_ executable: String, _ arguments: [String]) throws -> String {
         let p = Process()

@@ -60,16 +60,15 @@ struct SegmentationBench: ParsableCommand {
 
         func peerRound() throws -> [String: Double] {
             log("peer: MediaPipe selfie segmentation, \(warmup) + \(iterations) runs per measurement")
-            let out = try peer.script(
+            let records = try peer.records(
                 "segmentation_bench.py",
                 ["--images"] + files.map(\.path) + [
                     "--iterations", "\(iterations)", "--warmup", "\(warmup)", "--background", background.path,
                     "--out", dir.path,
                 ])
             var peerMs: [String: Double] = [:]
-            for line in out.split(separator: "\n") {
-                guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                    let op = obj["op"] as? String, let w = obj["width"] as? Int, let h = obj["height"] as? Int,
+            for obj in records {
+                guard let op = obj["op"] as? String, let w = obj["width"] as? Int, let h = obj["height"] as? Int,
                     let ms = obj["median_ms"] as? Double
                 else { continue }
                 peerMs["\(op) \(w)x\(h)"] = ms
