@@ -116,6 +116,84 @@ struct CoreImageContextTests {
         }
     }
 
+    @Test("scaled photos and masks in the 8-bit path give the words of the float tiles, edges and translucency included")
+    func scaledBytesMatchTheFloatPath() throws {
+        /// `image` over `rect` through the byte kernels, and with every input rendered into float tiles first.
+        func bothPaths(_ image: CIImage, _ rect: CGRect) -> (kernels: [[SIMD4<UInt8>]], tiles: [[SIMD4<UInt8>]]) {
+            let kernels = CITest.rgba(image, rect)
+            _AxisTransformNode.resamplesStoredBytes.store(false, ordering: .relaxed)
+            _BlendNode.readsStoredBytes.store(false, ordering: .relaxed)
+            defer {
+                _AxisTransformNode.resamplesStoredBytes.store(true, ordering: .relaxed)
+                _BlendNode.readsStoredBytes.store(true, ordering: .relaxed)
+            }
+            return (kernels, CITest.rgba(image, rect))
+        }
+        let (w, h) = (37, 23)
+        // Premultiplied buffers in three byte orders and a straight-alpha CGImage, each with translucent pixels.
+        let translucent = { (x: Int, y: Int) -> Bool in (x + 2 * y) % 7 == 3 }
+        let images: [CIImage] = [kCVPixelFormatType_32RGBA, kCVPixelFormatType_32BGRA, kCVPixelFormatType_32ARGB].map { format in
+            CIImage(cvPixelBuffer: CITest.buffer(w, h, format) { x, y in
+                let a: UInt8 = translucent(x, y) ? max(CITest.noise(x, y, 4), 1) : 255
+                let rgb = (0..<3).map { min(CITest.noise(x, y, $0), a) }
+                switch format {
+                case kCVPixelFormatType_32BGRA: return [rgb[2], rgb[1], rgb[0], a]
+                case kCVPixelFormatType_32ARGB: return [a] + rgb
+                default: return rgb + [a]
+                }
+            })
+        }
+        func straightAlpha(_ w: Int, _ h: Int) throws -> CIImage {
+            var pixels = try PixelBuffer(width: w, height: h, format: .rgba32)
+            let rowBytes = pixels.bytesPerRow()
+            pixels.withUnsafeMutableBytes { raw in
+                for y in 0..<h {
+                    for x in 0..<w {
+                        for c in 0..<3 { raw[y * rowBytes + 4 * x + c] = CITest.noise(x, y, c + 10) }
+                        raw[y * rowBytes + 4 * x + 3] = translucent(x, y) ? CITest.noise(x, y, 14) : 255
+                    }
+                }
+            }
+            return CIImage(cgImage: CGImage(buffer: pixels))
+        }
+        let straight = try straightAlpha(w, h)
+        // Upscales (Apple's sample scales a backdrop and a person mask to the photo), downscales, a mirror, and a scale
+        // along one axis only (whole-pixel columns), each with a fractional offset.
+        let transforms = [
+            CGAffineTransform(a: 3.07, b: 0, c: 0, d: 2.5, tx: 0.25, ty: -0.5),
+            CGAffineTransform(a: 0.55, b: 0, c: 0, d: 0.8, tx: 1.5, ty: 0),
+            CGAffineTransform(a: -1.7, b: 0, c: 0, d: 1.3, tx: 70.3, ty: 2),
+            CGAffineTransform(a: 1, b: 0, c: 0, d: 2.25, tx: 0, ty: 0.75),
+        ]
+        for (i, source) in (images + [straight]).enumerated() {
+            for t in transforms {
+                let scaled = source.transformed(by: t)
+                // Beyond every edge, where the bilinear taps read the clear outside.
+                let rect = scaled.extent.insetBy(dx: -3, dy: -3).integral
+                let paths = bothPaths(scaled, rect)
+                #expect(paths.kernels == paths.tiles, "image \(i), \(t)")
+            }
+        }
+        // Apple's sample: a photo over a scaled backdrop by a scaled Vision mask, and by one at the photo's size.
+        let photo = CIImage(cvPixelBuffer: CITest.buffer(90, 60, kCVPixelFormatType_32BGRA) { x, y in
+            [CITest.noise(x, y, 20), CITest.noise(x, y, 21), CITest.noise(x, y, 22), 255]
+        })
+        let smallMask = CIImage(cvPixelBuffer: CITest.buffer(16, 9, kCVPixelFormatType_OneComponent8) { x, y in [CITest.noise(x, y, 30)] })
+        let fullMask = CIImage(cvPixelBuffer: CITest.buffer(90, 60, kCVPixelFormatType_OneComponent8) { x, y in [CITest.noise(x, y, 31)] })
+        let backdrop = images[1].transformed(by: CGAffineTransform(scaleX: 90.0 / Double(w), y: 60.0 / Double(h)))
+        let foregrounds = [
+            photo, try straightAlpha(90, 60), straight.transformed(by: CGAffineTransform(scaleX: 90.0 / Double(w), y: 60.0 / Double(h))),
+        ]
+        for foreground in foregrounds {
+            for mask in [smallMask.transformed(by: CGAffineTransform(scaleX: 90.0 / 16, y: 60.0 / 9)), fullMask] {
+                let blended = foreground.applyingFilter(
+                    "CIBlendWithRedMask", parameters: [kCIInputBackgroundImageKey: backdrop, kCIInputMaskImageKey: mask])
+                let paths = bothPaths(blended, CGRect(x: 0, y: 0, width: 90, height: 60))
+                #expect(paths.kernels == paths.tiles)
+            }
+        }
+    }
+
     @Test("large renders are split over threads and match the per-pixel reference")
     func largeThreadedRender() {
         let w = 1200, h = 700

@@ -64,4 +64,17 @@ void cimg_sample_rgb4_row_table(const uint8_t *restrict src, size_t stride, int 
 void cimg_blend_rgba_mask8(const uint32_t *fg, int premultiply, const uint32_t *bg, const uint8_t *mask, uint32_t *out,
                            int n);
 
+/// Stored 4-byte pixels to premultiplied float RGBA (four floats a pixel) as Core Image's float path reads them: each
+/// byte times `1/255`, and with `premultiply` the colour times that alpha. `*_off`: the byte offsets of R, G, B and A.
+void cimg_axis_read4(const uint8_t *src, int r_off, int g_off, int b_off, int a_off, int premultiply, float *out, int n);
+
+/// `out[k] = a[k] + (b[k] − a[k])·t` for `n` floats, each operation rounded on its own (no fused multiply-add).
+void cimg_axis_lerp(const float *a, const float *b, float t, float *out, int n);
+
+/// One output row of an axis-aligned bilinear resample, as premultiplied RGBA words (R in the low byte): pixel `k` is
+/// `p + (q − p)·weight[k]` (just `p` when `integral`), with `p`, `q` the float RGBA pixels `index[k]` and
+/// `index[k] + 1` of `row`, then `v·255` rounded to nearest even and clamped to 0…255 per channel.
+void cimg_axis_columns_rgba8(const float *row, const int32_t *index, const float *weight, int integral, uint32_t *out,
+                             int n);
+
 #endif

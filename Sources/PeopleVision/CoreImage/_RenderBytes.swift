@@ -127,6 +127,21 @@ func _writeWords(_ order: _PixelLayout._Order, _ source: UnsafePointer<_Word>, _
 ///
 /// Four pixels per step in 16-bit lanes (SSE2 has 16-bit multiplies): a word's bytes R, G, B, A
 /// are two 16-bit lanes; the even bytes (R, B) and odd bytes (G, A) are blended separately.
+/// A float mask row as the byte weights ``_blendRow(_:_:_:_:)`` derives from it (the same rounding, also for NaN).
+@inline(__always) func _weightBytes(_ mask: UnsafePointer<Float>, _ weights: UnsafeMutablePointer<UInt8>, _ n: Int) {
+    let mr = UnsafeRawPointer(mask), wr = UnsafeMutableRawPointer(weights)
+    var k = 0
+    while k &+ 4 <= n {
+        let w = _byteValues(mr.loadUnaligned(fromByteOffset: k &* 4, as: SIMD4<Float>.self))
+        wr.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: w), toByteOffset: k, as: SIMD4<UInt8>.self)
+        k &+= 4
+    }
+    while k < n {
+        weights[k] = _unitToByte(mask[k])
+        k &+= 1
+    }
+}
+
 @inline(__always) func _blendRow(
     _ f: UnsafeMutablePointer<_Word>, _ b: UnsafePointer<_Word>, _ mask: UnsafePointer<Float>, _ n: Int
 ) {

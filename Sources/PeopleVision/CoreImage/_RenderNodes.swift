@@ -126,6 +126,16 @@ final class _SourceNode: _PlanNode, @unchecked Sendable {
         kind == .grey8 && r.intersection(bounds) == r ? (pixels, r.x, r.y) : nil
     }
 
+    /// The byte offsets of R, G, B and A in a stored pixel of a 4-byte kind; `nil` for the others.
+    var byteOffsets: SIMD4<Int32>? {
+        switch kind {
+        case .rgba: SIMD4(0, 1, 2, 3)
+        case .bgra: SIMD4(2, 1, 0, 3)
+        case .argb: SIMD4(1, 2, 3, 0)
+        default: nil
+        }
+    }
+
     override func rgbaSource(_ r: _IRect) -> (pixels: PixelBuffer, x: Int, y: Int, premultiply: Bool)? {
         kind == .rgba && r.intersection(bounds) == r ? (pixels, r.x, r.y, premultiply) : nil
     }
@@ -419,9 +429,19 @@ final class _AxisTransformNode: _PlanNode, @unchecked Sendable {
         }
     }
 
+    /// Whether the 8-bit path resamples a stored 4-byte image with the byte kernels (default) or through the float tile
+    /// path: tests compare the two.
+    static let resamplesStoredBytes = Atomic<Bool>(true)
+
     override func renderBytesInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int, _ ctx: _EvalContext) {
         guard exact else {
-            super.renderBytesInside(r, out, stride, ctx)
+            if Self.resamplesStoredBytes.load(ordering: .relaxed), let source = child as? _SourceNode,
+                let offsets = source.byteOffsets
+            {
+                resampleStoredBytes(source, offsets, r, out, stride, ctx)
+            } else {
+                super.renderBytesInside(r, out, stride, ctx)
+            }
             return
         }
         let s = sourceRect(r)
@@ -433,6 +453,52 @@ final class _AxisTransformNode: _PlanNode, @unchecked Sendable {
             let row = buffer + (v - s.y) * s.w
             let o = out + j * stride
             for k in 0..<r.w { o[k] = row[Int(index[k])] }
+        }
+    }
+
+    /// A scaled photo or backdrop in 8 bits: the float path's arithmetic (``renderInside(_:_:_:_:)``: the source read as
+    /// premultiplied floats, clear outside it; rows interpolated, then columns; then quantized) in C kernels that go from
+    /// the stored bytes to words without a float tile, and give the same words.
+    private func resampleStoredBytes(
+        _ source: _SourceNode, _ offsets: SIMD4<Int32>, _ r: _IRect, _ out: UnsafeMutablePointer<_Word>, _ stride: Int,
+        _ ctx: _EvalContext
+    ) {
+        let s = sourceRect(r)
+        if _split(r, s, out, stride, { self.resampleStoredBytes(source, offsets, $0, $1, stride, ctx) }) { return }
+        let floats = ctx.raw(slot, bytes: s.area * 16).bindMemory(to: Float.self, capacity: s.area * 4)
+        let pixels = source.pixels
+        let width = pixels.width, height = pixels.height, rowBytes = pixels.bytesPerRow()
+        let premultiply: Int32 = source.premultiply ? 1 : 0
+        pixels.withUnsafeBytes { bytes in
+            let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            for j in 0..<s.h {
+                let row = floats + j * s.w * 4
+                let y = s.y + j
+                let x0 = min(max(s.x, 0), s.maxX), x1 = max(min(s.maxX, width), x0)
+                guard y >= 0, y < height, x0 < x1 else {
+                    row.update(repeating: 0, count: s.w * 4)
+                    continue
+                }
+                row.update(repeating: 0, count: (x0 - s.x) * 4)
+                (row + (x1 - s.x) * 4).update(repeating: 0, count: (s.maxX - x1) * 4)
+                cimg_axis_read4(
+                    base + (height - 1 - y) * rowBytes + x0 * 4, offsets[0], offsets[1], offsets[2], offsets[3], premultiply,
+                    row + (x0 - s.x) * 4, Int32(x1 - x0))
+            }
+        }
+        let (index, weight, integral) = columns(r, s, ctx)
+        let temp = ctx.raw(rowSlot, bytes: s.w * 16).bindMemory(to: Float.self, capacity: s.w * 4)
+        for j in 0..<r.h {
+            let v = ay * (Double(r.y + j) + 0.5) + by - 0.5
+            let j0 = v.rounded(.down)
+            let fy = Float(v - j0)
+            let row0 = floats + (Int(j0) - s.y) * s.w * 4
+            var source = UnsafePointer(row0)
+            if fy != 0 {
+                cimg_axis_lerp(row0, row0 + s.w * 4, fy, temp, Int32(s.w * 4))
+                source = UnsafePointer(temp)
+            }
+            cimg_axis_columns_rgba8(source, index, weight, integral ? 1 : 0, out + j * stride, Int32(r.w))
         }
     }
 
@@ -688,24 +754,47 @@ final class _BlendNode: _PlanNode, @unchecked Sendable {
             }
             return
         }
-        foreground.renderBytes(r, out, stride, ctx)
         let b = ctx.raw(backgroundSlot, bytes: r.area * 4).bindMemory(to: _Word.self, capacity: r.area)
         background.renderBytes(r, b, r.w, ctx)
-        if direct, channel < 3, let grey = mask.grey8Source(r) {
-            // An 8-bit mask (a Vision person mask): its bytes are the weights, as the float path would round them.
-            let height = grey.pixels.height, rowBytes = grey.pixels.bytesPerRow()
-            grey.pixels.withUnsafeBytes { bytes in
-                let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                for j in 0..<r.h {
-                    let row = base + (height - 1 - (grey.y + j)) * rowBytes + grey.x
-                    cimg_blend_rgba_mask8(out + j * stride, 0, b + j * r.w, row, out + j * stride, Int32(r.w))
-                }
-            }
+        guard direct else {
+            // The reference path: every input rendered into tiles, the mask in float.
+            foreground.renderBytes(r, out, stride, ctx)
+            let m = ctx.raw(maskSlot, bytes: r.area * 4).bindMemory(to: Float.self, capacity: r.area)
+            mask.renderChannel(r, channel, m, r.w, ctx)
+            for j in 0..<r.h { _blendRow(out + j * stride, b + j * r.w, m + j * r.w, r.w) }
             return
         }
-        let m = ctx.raw(maskSlot, bytes: r.area * 4).bindMemory(to: Float.self, capacity: r.area)
-        mask.renderChannel(r, channel, m, r.w, ctx)
-        for j in 0..<r.h { _blendRow(out + j * stride, b + j * r.w, m + j * r.w, r.w) }
+        // The photo: a stored RGBA image read in place (premultiplied on the way, as its tile would be), else its tile.
+        let fg = foreground.rgbaSource(r)
+        if fg == nil { foreground.renderBytes(r, out, stride, ctx) }
+        func blend(row j: Int, weights w: UnsafePointer<UInt8>) {
+            guard let fg else {
+                cimg_blend_rgba_mask8(out + j * stride, 0, b + j * r.w, w, out + j * stride, Int32(r.w))
+                return
+            }
+            fg.pixels.withUnsafeBytes { f in
+                let fp = f.baseAddress! + (fg.pixels.height - 1 - (fg.y + j)) * fg.pixels.bytesPerRow() + fg.x * 4
+                cimg_blend_rgba_mask8(
+                    fp.assumingMemoryBound(to: UInt32.self), fg.premultiply ? 1 : 0, b + j * r.w, w, out + j * stride, Int32(r.w))
+            }
+        }
+        // The weights as bytes: a stored 8-bit mask's own rows, or any other mask's channel rounded to bytes as
+        // `_blendRow` rounds it (a Vision mask scaled to the photo, as Apple's sample does).
+        if channel < 3, let grey = mask.grey8Source(r) {
+            grey.pixels.withUnsafeBytes { m in
+                let base = m.baseAddress!.assumingMemoryBound(to: UInt8.self), rowBytes = grey.pixels.bytesPerRow()
+                for j in 0..<r.h { blend(row: j, weights: base + (grey.pixels.height - 1 - (grey.y + j)) * rowBytes + grey.x) }
+            }
+        } else {
+            let raw = ctx.raw(maskSlot, bytes: r.area * 5)
+            let m = raw.bindMemory(to: Float.self, capacity: r.area)
+            mask.renderChannel(r, channel, m, r.w, ctx)
+            let bytes = (raw + r.area * 4).bindMemory(to: UInt8.self, capacity: r.area)
+            for j in 0..<r.h {
+                _weightBytes(m + j * r.w, bytes + j * r.w, r.w)
+                blend(row: j, weights: bytes + j * r.w)
+            }
+        }
     }
 }
 
