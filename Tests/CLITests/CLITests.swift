@@ -111,13 +111,15 @@ import Testing
         #expect(r2.status != 0)
         #expect(r2.stderr.contains("#RRGGBB"))
         let r3 = try Self.run(["greet", "/nonexistent/photo.jpg", "--background", "blur", "-o", out.path])
-        #expect(r3.status != 0)
         #expect(r3.stderr.contains("cannot read") && r3.stderr.contains("no such file"), "\(r3.stderr)")
+        // A file that cannot be read fails the run (status 1), as in the other commands; it is not a usage error
+        // (status 64, with the usage text after the message).
+        #expect(r3.status == 1 && !r3.stderr.contains("Usage:"), "status \(r3.status): \(r3.stderr)")
         // A cut JPEG: the message says what is wrong with it.
         let cut = Self.scratch("cut.jpg")
         try Data(try Data(contentsOf: TestFiles.installed("rocket.jpg")).prefix(4000)).write(to: cut)
         let r6 = try Self.run(["greet", cut.path, "--background", "blur", "-o", out.path])
-        #expect(r6.status != 0)
+        #expect(r6.status == 1 && !r6.stderr.contains("Usage:"), "status \(r6.status): \(r6.stderr)")
         #expect(r6.stderr.contains("truncated"), "\(r6.stderr)")
         let r5 = try Self.run(["segment", "/nonexistent/photo.jpg", "-o", Self.scratch("m.png").path])
         #expect(r5.status != 0)
@@ -172,6 +174,34 @@ import Testing
         #expect(bad.status != 0)
         #expect(bad.stderr.contains("cannot read"), "\(bad.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test func analyzeReadsAManifestAndRefusesABadOneBeforeWriting() throws {
+        let chelsea = try TestFiles.installed("chelsea.png").path, astronaut = try TestFiles.installed("astronaut.png").path
+        let outs = [Self.scratch("manifest-chelsea.json"), Self.scratch("manifest-astronaut.json")]
+        for out in outs { try? FileManager.default.removeItem(at: out) }
+        func line(_ image: String, _ out: URL) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: ["image": image, "out": out.path]), as: UTF8.self)
+        }
+        let manifest = Self.scratch("manifest.jsonl")
+        try (try line(chelsea, outs[0]) + "\n\n" + line(astronaut, outs[1]) + "\n").write(to: manifest, atomically: true, encoding: .utf8)
+        let r = try Self.run(["analyze", "--manifest", manifest.path, "--requests", "segmentation"])
+        #expect(r.status == 0, "\(r.stderr)")
+        for (out, width) in zip(outs, [451, 512]) {
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [String: Any])
+            #expect(record["width"] as? Int == width)
+        }
+
+        // Line 3 has a number for a path: the whole manifest is refused before the first image is analysed.
+        for out in outs { try FileManager.default.removeItem(at: out) }
+        try (try line(chelsea, outs[0]) + "\n\n{\"image\": 3, \"out\": \"x.json\"}\n").write(to: manifest, atomically: true, encoding: .utf8)
+        let bad = try Self.run(["analyze", "--manifest", manifest.path])
+        #expect(bad.status == 1 && bad.stderr.contains("manifest line 3"), "status \(bad.status): \(bad.stderr)")
+        #expect(!bad.stderr.contains("Usage:") && !bad.stderr.contains("Error Domain="), "\(bad.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: outs[0].path))
+        let missing = try Self.run(["analyze", "--manifest", Self.scratch("no-such-manifest.jsonl").path])
+        #expect(missing.status == 1 && missing.stderr.contains("cannot read the manifest"), "\(missing.stderr)")
+        #expect(missing.stderr.contains("no such file") && !missing.stderr.contains("Error Domain="), "\(missing.stderr)")
     }
 
     @Test func analyzePrintsOneRecordPerImage() throws {

@@ -78,11 +78,18 @@ struct AnalyzeCommand: ParsableCommand {
         }
         var jobs: [(image: URL, out: URL?)] = []
         if let manifest {
-            let text = try String(contentsOfFile: manifest, encoding: .utf8)
-            for line in text.split(separator: "\n") where !line.isEmpty {
-                guard let obj = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String],
-                    let image = obj["image"], let out = obj["out"]
-                else { throw ValidationError("bad manifest line: \(line)") }
+            let url = URL(fileURLWithPath: manifest)
+            if let reason = ImageDecoder.unreadableReason(url) { throw CommandFailure("cannot read the manifest \(manifest): \(reason)") }
+            guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+                throw CommandFailure("the manifest \(manifest) is not UTF-8 text")
+            }
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+                guard let obj = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+                    let image = obj["image"] as? String, let out = obj["out"] as? String
+                else {
+                    throw CommandFailure(
+                        "manifest line \(number + 1) is not a JSON object with string fields \"image\" and \"out\": \(line.prefix(200))")
+                }
                 jobs.append((URL(fileURLWithPath: image), URL(fileURLWithPath: out)))
             }
         } else {

@@ -87,7 +87,7 @@ enum Greeting {
         let segmented = Result { try VNImageRequestHandler(ciImage: photo).perform([request]) }
         let background = try prepared.wait()
         try segmented.get()
-        guard let maskBuffer = request.results?.first?.pixelBuffer else { throw ValidationError("no mask was produced") }
+        guard let maskBuffer = request.results?.first?.pixelBuffer else { throw CommandFailure("no mask was produced") }
         let mask = CIImage(cvPixelBuffer: maskBuffer)
         let scaledMask = mask.transformed(by: __CGAffineTransformMake(
             photo.extent.width / mask.extent.width, 0, 0, photo.extent.height / mask.extent.height, 0, 0))
@@ -95,7 +95,7 @@ enum Greeting {
         blend.inputImage = photo
         blend.backgroundImage = background
         blend.maskImage = scaledMask
-        guard let composite = blend.outputImage else { throw ValidationError("the blend produced no image") }
+        guard let composite = blend.outputImage else { throw CommandFailure("the blend produced no image") }
         try write(composite.cropped(to: photo.extent), to: output)
         return (Int(photo.extent.width), Int(photo.extent.height))
     }
@@ -106,7 +106,7 @@ extension Greeting {
     static func background(_ backdrop: Backdrop, extent: CGRect, photo: CIImage?) throws -> CIImage {
         switch backdrop {
         case .blur, .pose:
-            guard let photo else { throw ValidationError("the \(backdrop) backdrop needs the photo") }
+            guard let photo else { throw CommandFailure("the \(backdrop) backdrop needs the photo") }
             if case .pose = backdrop { return CIImage(color: try FacePoseColor.color(of: photo)).cropped(to: extent) }
             return photo.clampedToExtent().applyingGaussianBlur(sigma: max(extent.width, extent.height) / 60)
                 .cropped(to: extent)
@@ -125,7 +125,7 @@ extension Greeting {
     /// ``background(_:extent:photo:)`` computed on another thread as 8-bit pixels (a plain colour stays a constant).
     final class BackdropTask: @unchecked Sendable {
         // Written once by the worker before `done` is signalled, read only after `wait()` returns.
-        private var result: Result<CIImage, Error> = .failure(ValidationError("the backdrop was not prepared"))
+        private var result: Result<CIImage, Error> = .failure(CommandFailure("the backdrop was not prepared"))
         private let done = DispatchSemaphore(value: 0)
 
         /// The extent the background covers.

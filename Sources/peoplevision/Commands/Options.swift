@@ -31,15 +31,23 @@ enum OutputKind {
     }
 }
 
+/// A failure of the run, not of the command line (an input file that cannot be used, a step that produced nothing):
+/// exit status 1 and the message alone, with no usage text after it.
+struct CommandFailure: Error, CustomNSError {
+    let message: String
+    init(_ message: String) { self.message = message }
+    var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
+}
+
 /// Reads an image argument into a CIImage, with a clear error.
 func loadImage(_ path: String) throws -> (url: URL, image: CIImage) {
     let url = URL(fileURLWithPath: path)
-    if let reason = ImageDecoder.unreadableReason(url) { throw ValidationError("cannot read \(path): \(reason)") }
+    if let reason = ImageDecoder.unreadableReason(url) { throw CommandFailure("cannot read \(path): \(reason)") }
     guard let image = CIImage(contentsOf: url) else {
         // Core Image's initializer only says no; the decoder says why.
         var why = ""
         do { _ = try ImageDecoder.decode(contentsOf: url) } catch let error as ImagingError { why = ": \(error.message)" } catch {}
-        throw ValidationError("\(path) is not an image PeopleVision can decode (JPEG, PNG, HEIC, WebP)\(why)")
+        throw CommandFailure("\(path) is not an image PeopleVision can decode (JPEG, PNG, HEIC, WebP)\(why)")
     }
     return (url, image)
 }

@@ -35,7 +35,7 @@ struct SegmentCommand: ParsableCommand {
         case .f32: request.outputPixelFormat = kCVPixelFormatType_OneComponent32Float
         }
         try VNImageRequestHandler(url: url).perform([request])
-        guard let mask = request.results?.first?.pixelBuffer else { throw ValidationError("no mask was produced") }
+        guard let mask = request.results?.first?.pixelBuffer else { throw CommandFailure("no mask was produced") }
         try writeMaskPNG(mask, to: URL(fileURLWithPath: output))
         print("\(output): \(CVPixelBufferGetWidth(mask))×\(CVPixelBufferGetHeight(mask)) mask, \(format.rawValue)")
     }
