@@ -1,6 +1,6 @@
 import Foundation
 import PVImaging
-import PeopleVision
+@testable import PeopleVision
 import Testing
 
 @Suite("Core Image: built-in filters")
@@ -194,6 +194,51 @@ struct CoreImageFilterTests {
         #expect(abs(values[10][10][3] - 1) < 1e-4 && values[0][0][3] < 0.9)
         // Outside the input the blur fades to clear.
         #expect(CITest.rgbaFloat(out, CGRect(x: -6, y: 10, width: 1, height: 1))[0][0][3] < 0.01)
+    }
+
+    @Test("wide blurs run on a reduced grid within 1/255 of the exact blur, edges included, and any region gives the same pixels")
+    func wideBlurOnAReducedGrid() throws {
+        // Hard edges, a gradient, noise and a translucent hole: what a photo's backdrop blur meets.
+        let (w, h) = (201, 143)
+        let image = CIImage(cvPixelBuffer: CITest.buffer(w, h, kCVPixelFormatType_32BGRA) { x, y in
+            let hole = (x - 140) * (x - 140) + (y - 50) * (y - 50) < 700
+            let a: UInt8 = hole ? 60 : 255
+            let b = UInt8(min(Int(a), x < 100 ? 255 : 20)), g = UInt8(min(Int(a), y * 255 / h))
+            return [b, g, min(CITest.noise(x, y, 3), a), a]
+        })
+        func render(_ blurred: CIImage, _ rect: CGRect, exact: Bool) -> [[SIMD4<Float>]] {
+            guard exact else { return CITest.rgbaFloat(blurred, rect) }
+            _Compiler.decimatesWideBlurs.store(false, ordering: .relaxed)
+            defer { _Compiler.decimatesWideBlurs.store(true, ordering: .relaxed) }
+            return CITest.rgbaFloat(blurred, rect)
+        }
+        for sigma in [16.0, 23.5, 40.0] {
+            for clamped in [false, true] {
+                let blurred = clamped
+                    ? image.clampedToExtent().applyingGaussianBlur(sigma: sigma).cropped(to: image.extent)
+                    : image.applyingGaussianBlur(sigma: sigma)
+                let rect = blurred.extent
+                let reduced = render(blurred, rect, exact: false), exact = render(blurred, rect, exact: true)
+                var worst: Float = 0, total: Float = 0
+                for (r, e) in zip(reduced.joined(), exact.joined()) {
+                    let diff = r - e
+                    let d = max(abs(diff[0]), abs(diff[1]), abs(diff[2]), abs(diff[3]))
+                    worst = max(worst, d)
+                    total += d
+                }
+                let mean = total / Float(reduced.joined().count)
+                #expect(worst < 1 / 255 && mean < 0.2 / 255, "sigma \(sigma), clamped \(clamped): worst \(worst * 255)/255, mean \(mean * 255)/255")
+                // A region rendered on its own: the blocks are anchored to the grid, not to the region.
+                let part = CGRect(x: rect.minX + 37, y: rect.minY + 11, width: 90, height: 70)
+                let alone = CITest.rgbaFloat(blurred, part)
+                let inFull = reduced[(Int(rect.maxY) - Int(part.maxY))..<(Int(rect.maxY) - Int(part.minY))].map {
+                    Array($0[(Int(part.minX - rect.minX))..<(Int(part.maxX - rect.minX))])
+                }
+                #expect(alone == inFull, "sigma \(sigma), clamped \(clamped): a region differs from the whole render")
+            }
+        }
+        #expect(_blurDecimation(sigma: 15.9) == nil && _blurDecimation(sigma: 16) == 4 && _blurDecimation(sigma: 32) == 8)
+        #expect(_blurDecimation(sigma: 100) == 16 && _blurDecimation(sigma: 5000) == 64)
     }
 
     @Test("CIColorMatrix by name: output channel i = dot(vector_i, rgba) + bias_i")

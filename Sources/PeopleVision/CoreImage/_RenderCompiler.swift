@@ -3,6 +3,7 @@
 // materialised (Gaussian blur, Lanczos); everything else is evaluated tile by tile, fused.
 import Foundation
 import PVImaging
+import Synchronization
 
 final class _Compiler {
     private var slotCount = 0
@@ -65,6 +66,9 @@ final class _Compiler {
                 let childBounds = _IRect(covering: child.extent)
                 let input = need.insetBy(-radius).intersection(childBounds)
                 if input.isEmpty { return _EmptyNode() }
+                if Self.decimatesWideBlurs.load(ordering: .relaxed), let factor = _blurDecimation(sigma: sigma) {
+                    return decimatedBlur(child, sigma: sigma, factor: factor, childBounds: childBounds, need: need, bounds: bounds)
+                }
                 let pixels = materialize(child, input)
                 let xs = _Taps.gaussian(
                     outputs: need.x..<need.maxX, sigma: sigma, radius: radius, bounds: input.x..<input.maxX)
@@ -86,6 +90,60 @@ final class _Compiler {
                 return resample(child, xs, ys, bounds: bounds)
             }
         }
+    }
+
+    /// Whether Gaussian blurs of ``_blurDecimation(sigma:)``'s sizes run on a reduced grid (default) or at full
+    /// resolution: tests compare the two.
+    static let decimatesWideBlurs = Atomic<Bool>(true)
+
+    /// A wide Gaussian blur on a grid `factor` times coarser, as Core Image blurs large radii: the child's `factor ×
+    /// factor` blocks are averaged (rendered a band of tiles at a time, never whole at full size), the block image is
+    /// blurred with σ/`factor` less the variance the averaging and the bilinear upsampling add (¼ block²), and the
+    /// result is upsampled bilinearly as it is read. The blocks lie on a grid anchored at multiples of `factor`, so
+    /// any region of the output gives the same pixels. O(pixels + pixels·σ/factor²) instead of O(pixels·σ), and
+    /// the memory of the blocks instead of three full-size float images.
+    private func decimatedBlur(
+        _ child: CIImage, sigma: Float, factor f: Int, childBounds: _IRect, need: _IRect, bounds: _IRect
+    ) -> _PlanNode {
+        func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
+        // Output pixel x reads block coordinates u = (x + ½)/f − ½ and the block after it.
+        let needBlocks = _IRect(
+            x0: floorDiv(2 * need.x + 1 - f, 2 * f), y0: floorDiv(2 * need.y + 1 - f, 2 * f),
+            x1: floorDiv(2 * need.maxX - 1 - f, 2 * f) + 2, y1: floorDiv(2 * need.maxY - 1 - f, 2 * f) + 2)
+        let s = sigma / Float(f)
+        let blockSigma = (max(s * s - 0.25, 0.25)).squareRoot()
+        let radius = _gaussianRadius(sigma: blockSigma)
+        // Every block those taps reach that the child can cover, so any region of the output sums the same blocks.
+        let childBlocks = _IRect(
+            x0: floorDiv(childBounds.x, f), y0: floorDiv(childBounds.y, f), x1: floorDiv(childBounds.maxX + f - 1, f),
+            y1: floorDiv(childBounds.maxY + f - 1, f))
+        let blocks = needBlocks.insetBy(-radius).intersection(childBlocks)
+        if blocks.isEmpty { return _EmptyNode() }
+        let full = _IRect(x0: blocks.x * f, y0: blocks.y * f, x1: blocks.maxX * f, y1: blocks.maxY * f)
+        let plan = _Compiler.plan(child, rect: full, highQualityDownsample: highQualityDownsample)
+        let means = _FloatImage(rect: blocks)
+        let shared = _UncheckedSendable(means)
+        // Tiles of whole blocks: `f` rows by a multiple of `f` columns, each writing its own block row segment.
+        let width = max(f, _Renderer.tileWidth / f * f)
+        let scale = 1 / Float(f * f)
+        _Renderer.forEachTile(full, slots: plan.slots, width: width, height: f) { tile, context in
+            let buffer = context.pixels(plan.slots, tile.area)
+            plan.root.render(tile, buffer, tile.w, context)
+            let out = shared.value.row(floorDiv(tile.y, f)) + (floorDiv(tile.x, f) - blocks.x)
+            for b in 0..<(tile.w / f) {
+                var sum = _Pixel.zero
+                for j in 0..<f {
+                    let row = buffer + j * tile.w + b * f
+                    for i in 0..<f { sum += row[i] }
+                }
+                out[b] = sum * scale
+            }
+        }
+        let xs = _Taps.gaussian(
+            outputs: needBlocks.x..<needBlocks.maxX, sigma: blockSigma, radius: radius, bounds: blocks.x..<blocks.maxX)
+        let ys = _Taps.gaussian(
+            outputs: needBlocks.y..<needBlocks.maxY, sigma: blockSigma, radius: radius, bounds: blocks.y..<blocks.maxY)
+        return _UpsampledNode(image: _separableFilter(means, x: xs, y: ys), factor: f, bounds: bounds)
     }
 
     /// Materialises `image` over `rect` with a plan of its own.

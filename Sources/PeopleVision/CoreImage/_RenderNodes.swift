@@ -229,6 +229,44 @@ final class _SourceNode: _PlanNode, @unchecked Sendable {
     }
 }
 
+/// A float image on a grid `factor` times coarser than the working space (a wide blur's reduced result), read with
+/// bilinear upsampling: working pixel x reads grid coordinate (x + ½)/factor − ½; clear beyond the grid image.
+final class _UpsampledNode: _PlanNode, @unchecked Sendable {
+    let image: _FloatImage
+    let factor: Int
+
+    init(image: _FloatImage, factor: Int, bounds: _IRect) {
+        self.image = image
+        self.factor = factor
+        super.init(bounds: bounds)
+    }
+
+    /// The grid pixel at (i, j), clear outside the image.
+    @inline(__always) private func pixel(_ i: Int, _ j: Int) -> _Pixel {
+        let r = image.rect
+        guard i >= r.x, i < r.maxX, j >= r.y, j < r.maxY else { return .zero }
+        return image.row(j)[i - r.x]
+    }
+
+    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
+        let f = Double(factor)
+        for j in 0..<r.h {
+            let v = (Double(r.y + j) + 0.5) / f - 0.5
+            let j0 = v.rounded(.down)
+            let fy = Float(v - j0), row = Int(j0)
+            let o = out + j * stride
+            for k in 0..<r.w {
+                let u = (Double(r.x + k) + 0.5) / f - 0.5
+                let i0 = u.rounded(.down)
+                let fx = Float(u - i0), col = Int(i0)
+                let top = pixel(col, row) + (pixel(col + 1, row) - pixel(col, row)) * fx
+                let bottom = pixel(col, row + 1) + (pixel(col + 1, row + 1) - pixel(col, row + 1)) * fx
+                o[k] = top + (bottom - top) * fy
+            }
+        }
+    }
+}
+
 /// A materialised float image (blur, Lanczos and high-quality downsampling outputs).
 final class _MaterializedNode: _PlanNode, @unchecked Sendable {
     let image: _FloatImage
