@@ -134,8 +134,8 @@ extension CIImage {
     ///
     /// Beyond the input's edges the image is clear, so edges fade (clamp first to avoid it); the
     /// extent grows by `ceil(3·sigma)` on every side (infinite stays infinite). The blur is
-    /// materialised over the region being rendered; from `sigma` 16 on, as Core Image does for large radii, on a
-    /// grid 4–2ⁿ times coarser (block means, blurred, upsampled bilinearly; within about 1/255 of the exact blur).
+    /// materialised over the region being rendered; from `sigma` 16 on, on a grid 4 to 64 times coarser (block means,
+    /// blurred, upsampled bilinearly): an approximate Gaussian, within about 1/255 of the exact blur.
     /// - Complexity: O(pixels · sigma) when rendered below `sigma` 16, O(pixels) above.
     public func applyingGaussianBlur(sigma: Double) -> CIImage {
         let s = Float(sigma)

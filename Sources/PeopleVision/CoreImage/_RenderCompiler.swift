@@ -96,7 +96,7 @@ final class _Compiler {
     /// resolution: tests compare the two.
     static let decimatesWideBlurs = Atomic<Bool>(true)
 
-    /// A wide Gaussian blur on a grid `factor` times coarser, as Core Image blurs large radii: the child's `factor ×
+    /// A wide Gaussian blur on a grid `factor` times coarser: the child's `factor ×
     /// factor` blocks are averaged (rendered a band of tiles at a time, never whole at full size), the block image is
     /// blurred with σ/`factor` less the variance the averaging and the bilinear upsampling add (¼ block²), and the
     /// result is upsampled bilinearly as it is read. The blocks lie on a grid anchored at multiples of `factor`, so
