@@ -10,6 +10,7 @@ gets W untimed and K timed calls (time.perf_counter_ns) and prints one JSON line
 - jpeg_decode: cv2.imdecode(file bytes, IMREAD_COLOR) -> BGR uint8
 - jpeg_encode: cv2.imencode('.jpg', img, [IMWRITE_JPEG_QUALITY, 90]); OpenCV's defaults (4:2:0 chroma,
   standard Huffman tables) are also PeopleVision's at that quality, so both sides produce the same kind of file
+- png_encode:  cv2.imencode('.png', img) with OpenCV's defaults (compression 1, run-length strategy)
 - resize_256:  cv2.resize(img, (256, 256), interpolation=INTER_LINEAR)
 - blend:       out = bg + m*(fg - bg), m = mask/255 from a uint8 single-channel mask of the image's
                size, as cv2.add(cv2.multiply(fg, m3, scale=1/255), cv2.multiply(bg, 255 - m3,
@@ -64,6 +65,7 @@ def main():
     ops = [
         ("jpeg_decode", lambda: cv2.imdecode(data, cv2.IMREAD_COLOR)),
         ("jpeg_encode", lambda: cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 90])),
+        ("png_encode", lambda: cv2.imencode(".png", img)),
         ("resize_256", lambda: cv2.resize(img, (256, 256), interpolation=cv2.INTER_LINEAR)),
         ("blend", lambda: blend(img, bg, mask)),
     ]

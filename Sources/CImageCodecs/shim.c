@@ -12,6 +12,7 @@
 #include <jerror.h>
 #include <jpeglib.h>
 #include <png.h>
+#include <zlib.h>
 
 void cimg_free(void *pointer) { free(pointer); }
 
@@ -986,6 +987,10 @@ cimg_status cimg_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_
     png_set_IHDR(e->png, e->info, width, height, depth, color, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(e->png, compression_level);
+    // The Paeth filter on every row and run-length matching: 5–7 times faster than libpng's default (trying all five
+    // filters per row, full LZ77 search) on photos, overlays and masks, for files about a tenth larger.
+    png_set_filter(e->png, 0, PNG_FILTER_PAETH);
+    png_set_compression_strategy(e->png, Z_RLE);
     if (exif && exif_size > 0) png_set_eXIf_1(e->png, e->info, (png_uint_32)exif_size, (png_bytep)exif);
     png_write_info(e->png, e->info);
     if (layout == CIMG_LAYOUT_BGRA8) png_set_bgr(e->png);

@@ -8,8 +8,9 @@ struct ImagingBench: ParsableCommand {
         commandName: "imaging",
         abstract: "Latency per operation on a 1920×1080 image: PVImaging vs OpenCV (opencv-python-headless).",
         discussion: """
-            Operations: JPEG decode and encode (quality 90), bilinear resize to 256×256, and a masked blend \
-            (foreground, background, one-channel 8-bit mask). Ours works on RGBA, OpenCV on BGR. \
+            Operations: JPEG decode and encode (quality 90), PNG encode (each side's default settings), bilinear \
+            resize to 256×256, and a masked blend (foreground, background, one-channel 8-bit mask). Ours works on \
+            RGBA, OpenCV on BGR. \
             --threads sets PEOPLEVISION_IMAGING_THREADS for ours and cv2.setNumThreads for OpenCV.
             """)
 
@@ -61,6 +62,7 @@ struct ImagingBench: ParsableCommand {
         let ops: [(String, () throws -> Void)] = [
             ("jpeg_decode", { _ = try ImageDecoder.decode(data: jpeg, options: ImageDecoder.Options()) }),
             ("jpeg_encode", { _ = try ImageEncoder.encode(decoded, as: .jpeg(quality: 90)) }),
+            ("png_encode", { _ = try ImageEncoder.encode(decoded, as: .png) }),
             ("resize_256", { _ = try decoded.resized(width: 256, height: 256, method: .bilinear) }),
             ("blend", { _ = try PixelBuffer.blend(foreground: decoded, background: background, mask: mask) }),
         ]
