@@ -40,7 +40,8 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg", pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
-        .target(name: "CImageCodecs", dependencies: ["CLibJPEG", "CLibPNG"]),
+        // zlib (libpng's own dependency) writes the PNG bands' deflate streams and checksums.
+        .target(name: "CImageCodecs", dependencies: ["CLibJPEG", "CLibPNG"], linkerSettings: [.linkedLibrary("z")]),
         .target(name: "CImageKernels"),
         .target(name: "CInferenceKernels", dependencies: ["CXNNPack"]),
         .target(name: "CThreads"),

@@ -940,8 +940,229 @@ typedef struct cimg_png_encoder {
     cimg_png_writer writer;
 } cimg_png_encoder;
 
+// ---- PNG in bands, for large 8-bit images ----------------------------------------------------------------------
+
+// One band of rows: converted to the file's channel order, Paeth-filtered against the row above (the band's first row
+// against the last row of the band above, so the filtered bytes are those of a one-piece encode), and compressed as
+// raw deflate with run-length matching, ending byte-aligned (a sync flush; the last band finishes the stream).
+// Deflate streams cut this way join by concatenation; their Adler-32 checksums combine.
+typedef struct png_band {
+    const uint8_t *pixels;
+    size_t bytes_per_row;
+    uint32_t width, first, rows;
+    int channels;   // in the file: 1, 3 or 4
+    int order;      // 0 as stored, 1 BGRA, 2 ARGB (reordered to RGBA)
+    int level, last;
+    uint8_t *out;
+    size_t out_size;
+    uLong adler, raw_length;
+    cimg_status status;
+} png_band;
+
+static void png_convert_row(const png_band *b, uint32_t y, uint8_t *row) {
+    const uint8_t *src = b->pixels + (size_t)y * b->bytes_per_row;
+    size_t n = (size_t)b->width * (size_t)b->channels;
+    if (b->order == 0) {
+        memcpy(row, src, n);
+        return;
+    }
+    for (uint32_t x = 0; x < b->width; x++) {
+        const uint8_t *p = src + 4 * (size_t)x;
+        uint8_t *q = row + 4 * (size_t)x;
+        if (b->order == 1) {
+            q[0] = p[2]; q[1] = p[1]; q[2] = p[0]; q[3] = p[3];
+        } else {
+            q[0] = p[1]; q[1] = p[2]; q[2] = p[3]; q[3] = p[0];
+        }
+    }
+}
+
+static void png_encode_band(png_band *b) {
+    b->status = CIMG_NO_MEMORY;
+    size_t n = (size_t)b->width * (size_t)b->channels;
+    int bpp = b->channels;
+    uint8_t *previous = calloc(n, 1), *current = malloc(n), *filtered = malloc(n + 1);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    int ready = previous && current && filtered &&
+                deflateInit2(&z, b->level, Z_DEFLATED, -15, 8, Z_RLE) == Z_OK;
+    if (!ready) goto done;
+    size_t capacity = (n + 1) * b->rows / 4 + 65536;  // grown as needed
+    b->out = malloc(capacity);
+    if (!b->out) goto finish;
+    z.next_out = b->out;
+    z.avail_out = (uInt)capacity;
+    b->adler = adler32(0L, Z_NULL, 0);
+    if (b->first > 0) png_convert_row(b, b->first - 1, previous);
+    for (uint32_t r = 0; r < b->rows; r++) {
+        png_convert_row(b, b->first + r, current);
+        filtered[0] = 4;  // Paeth
+        for (size_t i = 0; i < n; i++) {
+            int a = i >= (size_t)bpp ? current[i - bpp] : 0, up = previous[i], c = i >= (size_t)bpp ? previous[i - bpp] : 0;
+            int p = a + up - c, pa = abs(p - a), pb = abs(p - up), pc = abs(p - c);
+            int predictor = (pa <= pb && pa <= pc) ? a : (pb <= pc ? up : c);
+            filtered[i + 1] = (uint8_t)(current[i] - predictor);
+        }
+        b->adler = adler32(b->adler, filtered, (uInt)(n + 1));
+        z.next_in = filtered;
+        z.avail_in = (uInt)(n + 1);
+        int flush = r + 1 < b->rows ? Z_NO_FLUSH : (b->last ? Z_FINISH : Z_SYNC_FLUSH);
+        int rc;
+        do {
+            if (z.avail_out < 1024) {
+                size_t used = capacity - z.avail_out;
+                uint8_t *grown = realloc(b->out, 2 * capacity);
+                if (!grown) goto finish;
+                b->out = grown;
+                capacity *= 2;
+                z.next_out = b->out + used;
+                z.avail_out = (uInt)(capacity - used);
+            }
+            rc = deflate(&z, flush);
+            if (rc == Z_STREAM_ERROR) {
+                b->status = CIMG_ENCODE_FAILED;
+                goto finish;
+            }
+            // Called again while input is left, while a flush filled the output, until the stream's end.
+        } while (z.avail_in > 0 || (flush == Z_SYNC_FLUSH && z.avail_out == 0) || (flush == Z_FINISH && rc != Z_STREAM_END));
+        uint8_t *t = previous;
+        previous = current;
+        current = t;
+    }
+    b->out_size = capacity - z.avail_out;
+    b->raw_length = (uLong)((n + 1) * b->rows);
+    b->status = CIMG_OK;
+finish:
+    deflateEnd(&z);
+done:
+    free(previous);
+    free(current);
+    free(filtered);
+    if (b->status != CIMG_OK) {
+        free(b->out);
+        b->out = NULL;
+    }
+}
+
+static void *png_band_thread(void *band) {
+    png_encode_band((png_band *)band);
+    return NULL;
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+
+// Appends a chunk (length, type, data, CRC over type and data) at `b + *n`.
+static void png_put_chunk(uint8_t *b, size_t *n, const char type[4], const uint8_t *data, size_t length) {
+    put32(b + *n, (uint32_t)length);
+    memcpy(b + *n + 4, type, 4);
+    if (length) memcpy(b + *n + 8, data, length);
+    uLong crc = crc32(0L, (const Bytef *)type, 4);
+    if (length) crc = crc32(crc, data, (uInt)length);
+    put32(b + *n + 8 + length, (uint32_t)crc);
+    *n += 12 + length;
+}
+
+// Encodes in `threads` bands of rows, each on a thread of its own; CIMG_UNSUPPORTED when the image or layout is not
+// one this path takes (the caller then uses libpng).
+static cimg_status png_encode_bands(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
+                                    cimg_layout layout, int level, const uint8_t *exif, size_t exif_size, int threads,
+                                    uint8_t **out, size_t *out_size, char message[CIMG_MESSAGE_MAX]) {
+    int channels, order = 0, color;
+    switch (layout) {
+    case CIMG_LAYOUT_GRAY8: channels = 1; color = 0; break;
+    case CIMG_LAYOUT_RGB8: channels = 3; color = 2; break;
+    case CIMG_LAYOUT_RGBA8: channels = 4; color = 6; break;
+    case CIMG_LAYOUT_BGRA8: channels = 4; color = 6; order = 1; break;
+    case CIMG_LAYOUT_ARGB8: channels = 4; color = 6; order = 2; break;
+    default: return CIMG_UNSUPPORTED;
+    }
+    if (threads < 2 || (size_t)width * height < 512 * 512 || height < 2 * 64) return CIMG_UNSUPPORTED;
+    int count = threads > 8 ? 8 : threads;
+    uint32_t rows = (height + (uint32_t)count - 1) / (uint32_t)count;
+    png_band bands[8];
+    memset(bands, 0, sizeof bands);
+    count = (int)((height + rows - 1) / rows);
+    for (int k = 0; k < count; k++) {
+        png_band *b = &bands[k];
+        b->pixels = pixels;
+        b->bytes_per_row = bytes_per_row;
+        b->width = width;
+        b->first = (uint32_t)k * rows;
+        b->rows = b->first + rows <= height ? rows : height - b->first;
+        b->channels = channels;
+        b->order = order;
+        b->level = level;
+        b->last = k == count - 1;
+    }
+    pthread_t ids[8];
+    int started[8] = {0};
+    for (int k = 1; k < count; k++) started[k] = pthread_create(&ids[k], NULL, png_band_thread, &bands[k]) == 0;
+    png_encode_band(&bands[0]);
+    for (int k = 1; k < count; k++) {
+        if (started[k]) pthread_join(ids[k], NULL);
+        else png_encode_band(&bands[k]);  // no thread to be had: encode the band here
+    }
+    cimg_status status = CIMG_OK;
+    size_t compressed = 0;
+    uLong adler = adler32(0L, Z_NULL, 0);
+    for (int k = 0; k < count; k++) {
+        if (bands[k].status != CIMG_OK && status == CIMG_OK) status = bands[k].status;
+        compressed += bands[k].out_size;
+        adler = adler32_combine(adler, bands[k].adler, (z_off_t)bands[k].raw_length);
+    }
+    uint8_t *b = NULL;
+    if (status == CIMG_OK) {
+        // zlib stream: header (deflate, 32 KB window, the level's FLEVEL, FCHECK), the bands, Adler-32.
+        size_t zlength = 2 + compressed + 4;
+        const size_t chunk = (size_t)1 << 24;
+        size_t idats = (zlength + chunk - 1) / chunk;
+        size_t total = 8 + 25 + (exif_size ? 12 + exif_size : 0) + zlength + 12 * idats + 12;
+        uint8_t *z = malloc(zlength);
+        b = malloc(total);
+        if (!z || !b) {
+            free(z);
+            free(b);
+            b = NULL;
+            status = CIMG_NO_MEMORY;
+        } else {
+            int flevel = level <= 1 ? 0 : level <= 5 ? 1 : level == 6 ? 2 : 3;
+            z[0] = 0x78;
+            z[1] = (uint8_t)(flevel << 6);
+            z[1] = (uint8_t)(z[1] + (31 - ((z[0] << 8) | z[1]) % 31) % 31);
+            size_t at = 2;
+            for (int k = 0; k < count; k++) {
+                memcpy(z + at, bands[k].out, bands[k].out_size);
+                at += bands[k].out_size;
+            }
+            put32(z + at, (uint32_t)adler);
+            static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+            size_t n = 0;
+            memcpy(b, signature, 8);
+            n = 8;
+            uint8_t header[13];
+            put32(header, width);
+            put32(header + 4, height);
+            header[8] = 8;
+            header[9] = (uint8_t)color;
+            header[10] = header[11] = header[12] = 0;
+            png_put_chunk(b, &n, "IHDR", header, 13);
+            if (exif_size) png_put_chunk(b, &n, "eXIf", exif, exif_size);
+            for (size_t i = 0; i < zlength; i += chunk) png_put_chunk(b, &n, "IDAT", z + i, zlength - i < chunk ? zlength - i : chunk);
+            png_put_chunk(b, &n, "IEND", NULL, 0);
+            free(z);
+            *out = b;
+            *out_size = n;
+        }
+    }
+    if (status != CIMG_OK) copy_message(message, "PNG band encoding failed");
+    for (int k = 0; k < count; k++) free(bands[k].out);
+    return status;
+}
+
 cimg_status cimg_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
-                            cimg_layout layout, int compression_level, const uint8_t *exif, size_t exif_size,
+                            cimg_layout layout, int compression_level, const uint8_t *exif, size_t exif_size, int threads,
                             uint8_t **out, size_t *out_size, char message[CIMG_MESSAGE_MAX]) {
     message[0] = 0;
     *out = NULL;
@@ -963,6 +1184,9 @@ cimg_status cimg_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_
         copy_message(message, "invalid PNG encoder arguments");
         return CIMG_BAD_ARGUMENT;
     }
+    cimg_status banded = png_encode_bands(pixels, bytes_per_row, width, height, layout, compression_level, exif,
+                                          exif_size, threads, out, out_size, message);
+    if (banded != CIMG_UNSUPPORTED) return banded;
     cimg_png_encoder *e = calloc(1, sizeof(cimg_png_encoder));
     if (!e) return CIMG_NO_MEMORY;
     e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, e->writer.message, png_error_fn, png_warning_fn);

@@ -21,6 +21,31 @@ import Testing
         #expect(CodecFixtures.rgba(decoded.pixels) == CodecFixtures.rgba(image))
     }
 
+    @Test("PNG in bands (large images, several threads) decodes to the pixels and EXIF of a one-piece encode", arguments: eightBitFormats)
+    func pngBands(format: PixelFormat) throws {
+        // Odd sizes leave a short last band; 3 threads make three bands, each starting mid-image.
+        let image = try CodecFixtures.noise(width: 613, height: 577, format: format, seed: 11)
+        let exif = CodecFixtures.exifTIFF(orientation: 1, bigEndian: false)
+        let single = try PNGCodec.encode(image, exif: exif, threads: 1)
+        for threads in [2, 3] {
+            let banded = try PNGCodec.encode(image, exif: exif, threads: threads)
+            #expect(banded != single, "\(threads) threads: the banded writer ran")
+            let decoded = try ImageDecoder.decode(data: banded)
+            // Counted, not compared as arrays: a failed comparison of 350,000 pixels would take the test runner ages to print.
+            let wrong = zip(CodecFixtures.rgba(decoded.pixels), CodecFixtures.rgba(image)).filter { $0 != $1 }.count
+            #expect(decoded.pixels.width == image.width && decoded.pixels.height == image.height)
+            #expect(wrong == 0, "\(threads) threads: \(wrong) pixels differ")
+            #expect(decoded.exif.map { [UInt8]($0) } == exif, "\(threads) threads: EXIF kept")
+            #expect(decoded.hasAlpha == [.rgba32, .bgra32, .argb32].contains(format))
+        }
+        // Smooth content compresses: the banded file is no bigger than a tenth above the one-piece file.
+        let smooth = try CodecFixtures.color(width: 700, height: 600, format: format == .oneComponent8 ? .rgba32 : format)
+        let one = try PNGCodec.encode(smooth, threads: 1), two = try PNGCodec.encode(smooth, threads: 2)
+        #expect(Double(two.count) <= 1.1 * Double(one.count), "\(two.count) against \(one.count) bytes")
+        let wrong = zip(CodecFixtures.rgba(try ImageDecoder.decode(data: two).pixels), CodecFixtures.rgba(smooth)).filter { $0 != $1 }.count
+        #expect(wrong == 0, "\(wrong) pixels differ")
+    }
+
     @Test func png16BitGrayIsExactAsFloatAndRoundedAs8Bit() throws {
         let image = try CodecFixtures.unitFloats(width: 41, height: 19)
         let data = try ImageEncoder.encode(image, as: .png)
