@@ -143,7 +143,7 @@ final class _Compiler {
             outputs: needBlocks.x..<needBlocks.maxX, sigma: blockSigma, radius: radius, bounds: blocks.x..<blocks.maxX)
         let ys = _Taps.gaussian(
             outputs: needBlocks.y..<needBlocks.maxY, sigma: blockSigma, radius: radius, bounds: blocks.y..<blocks.maxY)
-        return _UpsampledNode(image: _separableFilter(means, x: xs, y: ys), factor: f, bounds: bounds)
+        return _UpsampledNode(image: _separableFilter(means, x: xs, y: ys), factor: f, bounds: bounds, slots: (slot(), slot()))
     }
 
     /// Materialises `image` over `rect` with a plan of its own.
