@@ -977,6 +977,38 @@ static void png_convert_row(const png_band *b, uint32_t y, uint8_t *row) {
     }
 }
 
+// The Paeth filter of one row: each byte minus the neighbour (left, up or up-left) nearest to left + up − up-left.
+// Every input is known before filtering, so the loop has no dependency between bytes and vectorises.
+static inline void paeth_row(const uint8_t *current, const uint8_t *previous, uint8_t *out, size_t n, size_t bpp) {
+    for (size_t i = 0; i < bpp && i < n; i++) out[i] = (uint8_t)(current[i] - previous[i]);  // left and up-left are 0
+    for (size_t i = bpp; i < n; i++) {
+        int a = current[i - bpp], up = previous[i], c = previous[i - bpp];
+        int pa = up - c, pb = a - c, pc = pa + pb;  // p − a, p − up, p − c with p = a + up − c
+        pa = pa < 0 ? -pa : pa;
+        pb = pb < 0 ? -pb : pb;
+        pc = pc < 0 ? -pc : pc;
+        int predictor = (pa <= pb && pa <= pc) ? a : (pb <= pc ? up : c);
+        out[i] = (uint8_t)(current[i] - predictor);
+    }
+}
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+__attribute__((target("avx2"))) static void paeth_row_avx2(const uint8_t *current, const uint8_t *previous, uint8_t *out,
+                                                            size_t n, size_t bpp) {
+    paeth_row(current, previous, out, n, bpp);
+}
+#endif
+
+static void png_paeth_row(const uint8_t *current, const uint8_t *previous, uint8_t *out, size_t n, size_t bpp) {
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+    if (__builtin_cpu_supports("avx2")) {
+        paeth_row_avx2(current, previous, out, n, bpp);
+        return;
+    }
+#endif
+    paeth_row(current, previous, out, n, bpp);
+}
+
 static void png_encode_band(png_band *b) {
     b->status = CIMG_NO_MEMORY;
     size_t n = (size_t)b->width * (size_t)b->channels;
@@ -997,12 +1029,7 @@ static void png_encode_band(png_band *b) {
     for (uint32_t r = 0; r < b->rows; r++) {
         png_convert_row(b, b->first + r, current);
         filtered[0] = 4;  // Paeth
-        for (size_t i = 0; i < n; i++) {
-            int a = i >= (size_t)bpp ? current[i - bpp] : 0, up = previous[i], c = i >= (size_t)bpp ? previous[i - bpp] : 0;
-            int p = a + up - c, pa = abs(p - a), pb = abs(p - up), pc = abs(p - c);
-            int predictor = (pa <= pb && pa <= pc) ? a : (pb <= pc ? up : c);
-            filtered[i + 1] = (uint8_t)(current[i] - predictor);
-        }
+        png_paeth_row(current, previous, filtered + 1, n, (size_t)bpp);
         b->adler = adler32(b->adler, filtered, (uInt)(n + 1));
         z.next_in = filtered;
         z.avail_in = (uInt)(n + 1);
@@ -1064,8 +1091,8 @@ static void png_put_chunk(uint8_t *b, size_t *n, const char type[4], const uint8
     *n += 12 + length;
 }
 
-// Encodes in `threads` bands of rows, each on a thread of its own; CIMG_UNSUPPORTED when the image or layout is not
-// one this path takes (the caller then uses libpng).
+// Encodes in `threads` bands of rows (one with one thread), each on a thread of its own; CIMG_UNSUPPORTED when the
+// image or layout is not one this path takes (the caller then uses libpng).
 static cimg_status png_encode_bands(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                                     cimg_layout layout, int level, const uint8_t *exif, size_t exif_size, int threads,
                                     uint8_t **out, size_t *out_size, char message[CIMG_MESSAGE_MAX]) {
@@ -1078,8 +1105,8 @@ static cimg_status png_encode_bands(const uint8_t *pixels, size_t bytes_per_row,
     case CIMG_LAYOUT_ARGB8: channels = 4; color = 6; order = 2; break;
     default: return CIMG_UNSUPPORTED;
     }
-    if (threads < 2 || (size_t)width * height < 512 * 512 || height < 2 * 64) return CIMG_UNSUPPORTED;
-    int count = threads > 8 ? 8 : threads;
+    if ((size_t)width * height < 512 * 512 || height < 2 * 64) return CIMG_UNSUPPORTED;
+    int count = threads > 8 ? 8 : threads < 1 ? 1 : threads;
     uint32_t rows = (height + (uint32_t)count - 1) / (uint32_t)count;
     png_band bands[8];
     memset(bands, 0, sizeof bands);

@@ -183,8 +183,9 @@ int cimg_png_exif(cimg_png_decoder *decoder, const uint8_t **out, size_t *out_si
 /// Encodes pixels (`layout` GRAY8, RGB8, RGBA8, BGRA8, ARGB8 or GRAY16) as a non-interlaced PNG
 /// (8-bit, or 16-bit grey for GRAY16) at zlib level `compression_level` (0-9). `exif` (may be
 /// NULL) is written as an eXIf chunk. Rows are Paeth-filtered and compressed with run-length matching. An 8-bit image
-/// of at least 512×512 pixels is encoded in up to `threads` (≤ 8) bands of rows on threads of their own, joined into
-/// one zlib stream. On success `*out` is a malloc'd buffer (cimg_free).
+/// of at least 512×512 pixels is written by our own writer (vectorised filter) in up to `threads` (≤ 8) bands of rows
+/// on threads of their own, joined into one zlib stream; others by libpng. On success `*out` is a malloc'd buffer
+/// (cimg_free).
 cimg_status cimg_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                             cimg_layout layout, int compression_level, const uint8_t *exif, size_t exif_size, int threads,
                             uint8_t **out, size_t *out_size, char message[CIMG_MESSAGE_MAX]);
