@@ -238,6 +238,19 @@ cimg_status cimg_jpeg_decode(cimg_jpeg_decoder *d, uint8_t *pixels, size_t bytes
     return CIMG_OK;
 }
 
+// Runs `thread` on `count` items of `size` bytes each: item 0 on the calling thread, the others on threads of their own
+// (on the calling thread too when no thread can be had), and returns when all have finished.
+static void run_side_by_side(void *items, size_t size, int count, void *(*thread)(void *)) {
+    pthread_t ids[8];
+    int started[8] = {0};
+    for (int k = 1; k < count && k < 8; k++) started[k] = pthread_create(&ids[k], NULL, thread, (char *)items + k * size) == 0;
+    thread(items);
+    for (int k = 1; k < count && k < 8; k++) {
+        if (started[k]) pthread_join(ids[k], NULL);
+        else thread((char *)items + k * size);
+    }
+}
+
 // ---- Decoding in bands, for files with restart markers ----------------------------------------------
 
 // One band of a banded decode: a standalone stream (the file's headers with the band's height, then the
@@ -444,16 +457,7 @@ cimg_status cimg_jpeg_decode_bands(const uint8_t *data, size_t size, int gray, u
         band->data = s;
         band->size = head + tail;
     }
-    {
-        pthread_t ids[8];
-        int started[8] = {0};
-        for (int b = 1; b < n; b++) started[b] = pthread_create(&ids[b], NULL, jpeg_band_thread, &bands[b]) == 0;
-        for (int b = 1; b < n; b++)
-            if (!started[b]) jpeg_decode_band(&bands[b]);
-        jpeg_decode_band(&bands[0]);
-        for (int b = 1; b < n; b++)
-            if (started[b]) pthread_join(ids[b], NULL);
-    }
+    run_side_by_side(bands, sizeof bands[0], n, jpeg_band_thread);
     status = CIMG_OK;
     for (int b = 0; b < n; b++)
         if (bands[b].status != CIMG_OK) status = CIMG_CORRUPT;
@@ -708,14 +712,7 @@ cimg_status cimg_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32
         j->exif = k == 0 ? exif : NULL;
         j->exif_size = k == 0 ? exif_size : 0;
     }
-    pthread_t tids[8];
-    int started[8] = {0};
-    for (int k = 1; k < count; k++) started[k] = pthread_create(&tids[k], NULL, jpeg_job_thread, &jobs[k]) == 0;
-    jpeg_run_job(&jobs[0]);
-    for (int k = 1; k < count; k++) {
-        if (started[k]) pthread_join(tids[k], NULL);
-        else jpeg_run_job(&jobs[k]);  // no thread to be had: encode the band here
-    }
+    run_side_by_side(jobs, sizeof jobs[0], count, jpeg_job_thread);
     cimg_status status = CIMG_OK;
     for (int k = 0; k < count && status == CIMG_OK; k++) {
         if (jobs[k].status != CIMG_OK) {
@@ -1123,14 +1120,7 @@ static cimg_status png_encode_bands(const uint8_t *pixels, size_t bytes_per_row,
         b->level = level;
         b->last = k == count - 1;
     }
-    pthread_t ids[8];
-    int started[8] = {0};
-    for (int k = 1; k < count; k++) started[k] = pthread_create(&ids[k], NULL, png_band_thread, &bands[k]) == 0;
-    png_encode_band(&bands[0]);
-    for (int k = 1; k < count; k++) {
-        if (started[k]) pthread_join(ids[k], NULL);
-        else png_encode_band(&bands[k]);  // no thread to be had: encode the band here
-    }
+    run_side_by_side(bands, sizeof bands[0], count, png_band_thread);
     cimg_status status = CIMG_OK;
     size_t compressed = 0;
     uLong adler = adler32(0L, Z_NULL, 0);
