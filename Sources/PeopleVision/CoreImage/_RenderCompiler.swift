@@ -96,12 +96,12 @@ final class _Compiler {
     /// resolution: tests compare the two.
     static let decimatesWideBlurs = Atomic<Bool>(true)
 
-    /// A wide Gaussian blur on a grid `factor` times coarser: the child's `factor ×
-    /// factor` blocks are averaged (rendered a band of tiles at a time, never whole at full size), the block image is
-    /// blurred with σ/`factor` less the variance the averaging and the bilinear upsampling add (¼ block²), and the
-    /// result is upsampled bilinearly as it is read. The blocks lie on a grid anchored at multiples of `factor`, so
-    /// any region of the output gives the same pixels. O(pixels + pixels·σ/factor²) instead of O(pixels·σ), and
-    /// the memory of the blocks instead of three full-size float images.
+    /// A wide Gaussian blur on a grid `factor` times coarser: the child's `factor × factor` blocks are averaged
+    /// (rendered a band of tiles at a time, never whole at full size), the block image is blurred with σ/`factor` less
+    /// the variance the averaging and the bilinear upsampling add (¼ block²), and the result is upsampled bilinearly as
+    /// it is read (an axis transform of the grid image). The blocks lie on a grid anchored at multiples of `factor`, so
+    /// any region of the output gives the same pixels. O(pixels + pixels·σ/factor²) instead of O(pixels·σ), and the
+    /// memory of the blocks instead of three full-size float images.
     private func decimatedBlur(
         _ child: CIImage, sigma: Float, factor f: Int, childBounds: _IRect, need: _IRect, bounds: _IRect
     ) -> _PlanNode {
@@ -143,7 +143,12 @@ final class _Compiler {
             outputs: needBlocks.x..<needBlocks.maxX, sigma: blockSigma, radius: radius, bounds: blocks.x..<blocks.maxX)
         let ys = _Taps.gaussian(
             outputs: needBlocks.y..<needBlocks.maxY, sigma: blockSigma, radius: radius, bounds: blocks.y..<blocks.maxY)
-        return _UpsampledNode(image: _separableFilter(means, x: xs, y: ys), factor: f, bounds: bounds, slots: (slot(), slot()))
+        // Read back through the bilinear axis transform: output x reads grid coordinate (x + ½)/f − ½.
+        let blurred = _separableFilter(means, x: xs, y: ys)
+        let toGrid = CGAffineTransform(scaleX: 1 / CGFloat(f), y: 1 / CGFloat(f))
+        return _AxisTransformNode(
+            child: _MaterializedNode(image: blurred, bounds: blurred.rect), inverse: toGrid,
+            bounds: bounds, slots: (slot(), slot(), slot()))
     }
 
     /// Materialises `image` over `rect` with a plan of its own.

@@ -229,62 +229,6 @@ final class _SourceNode: _PlanNode, @unchecked Sendable {
     }
 }
 
-/// A float image on a grid `factor` times coarser than the working space (a wide blur's reduced result), read with
-/// bilinear upsampling: working pixel x reads grid coordinate (x + ½)/factor − ½; clear beyond the grid image.
-final class _UpsampledNode: _PlanNode, @unchecked Sendable {
-    let image: _FloatImage
-    let factor: Int
-    let tableSlot: Int
-    let rowSlot: Int
-
-    init(image: _FloatImage, factor: Int, bounds: _IRect, slots: (Int, Int)) {
-        self.image = image
-        self.factor = factor
-        (tableSlot, rowSlot) = slots
-        super.init(bounds: bounds)
-    }
-
-    /// Rows first, then columns: each output row interpolates the two grid rows it falls between over the grid
-    /// columns the tile reads, and each pixel then interpolates two neighbours of that row.
-    override func renderInside(_ r: _IRect, _ out: UnsafeMutablePointer<_Pixel>, _ stride: Int, _ ctx: _EvalContext) {
-        let f = Double(factor), grid = image.rect
-        let table = ctx.raw(tableSlot, bytes: r.w * 8)
-        let index = table.bindMemory(to: Int32.self, capacity: r.w)
-        let weight = (table + r.w * 4).bindMemory(to: Float.self, capacity: r.w)
-        for k in 0..<r.w {
-            let u = (Double(r.x + k) + 0.5) / f - 0.5
-            let i0 = u.rounded(.down)
-            index[k] = Int32(i0)
-            weight[k] = Float(u - i0)
-        }
-        let first = Int(index[0]), count = Int(index[r.w - 1]) + 2 - first
-        let row = ctx.pixels(rowSlot, count)
-        for k in 0..<r.w { index[k] -= Int32(first) }
-        // The grid columns this tile reads that the image holds; the others read clear.
-        let c0 = max(first, grid.x), c1 = min(first + count, grid.maxX)
-        for j in 0..<r.h {
-            let v = (Double(r.y + j) + 0.5) / f - 0.5
-            let j0 = v.rounded(.down)
-            let fy = Float(v - j0), g = Int(j0)
-            row.update(repeating: .zero, count: count)
-            if c0 < c1 {
-                let top = g >= grid.y && g < grid.maxY ? image.row(g) - grid.x : nil
-                let bottom = g + 1 >= grid.y && g + 1 < grid.maxY ? image.row(g + 1) - grid.x : nil
-                for c in c0..<c1 {
-                    let a = top?[c] ?? .zero, b = bottom?[c] ?? .zero
-                    row[c - first] = a + (b - a) * fy
-                }
-            }
-            let o = out + j * stride
-            for k in 0..<r.w {
-                let i = Int(index[k])
-                let a = row[i], b = row[i &+ 1]
-                o[k] = a + (b - a) * weight[k]
-            }
-        }
-    }
-}
-
 /// A materialised float image (blur, Lanczos and high-quality downsampling outputs).
 final class _MaterializedNode: _PlanNode, @unchecked Sendable {
     let image: _FloatImage
