@@ -117,6 +117,7 @@ import Testing
         #expect(r3.status == 1 && !r3.stderr.contains("Usage:"), "status \(r3.status): \(r3.stderr)")
         // A cut JPEG: the message says what is wrong with it.
         let cut = Self.scratch("cut.jpg")
+        defer { try? FileManager.default.removeItem(at: cut) }
         try Data(try Data(contentsOf: TestFiles.installed("rocket.jpg")).prefix(4000)).write(to: cut)
         let r6 = try Self.run(["greet", cut.path, "--background", "blur", "-o", out.path])
         #expect(r6.status == 1 && !r6.stderr.contains("Usage:"), "status \(r6.status): \(r6.stderr)")
@@ -179,11 +180,13 @@ import Testing
     @Test func analyzeReadsAManifestAndRefusesABadOneBeforeWriting() throws {
         let chelsea = try TestFiles.installed("chelsea.png").path, astronaut = try TestFiles.installed("astronaut.png").path
         let outs = [Self.scratch("manifest-chelsea.json"), Self.scratch("manifest-astronaut.json")]
-        for out in outs { try? FileManager.default.removeItem(at: out) }
+        let manifest = Self.scratch("manifest.jsonl")
+        // `analyze` writes each image's mask beside its record.
+        let masks = outs.map { $0.deletingPathExtension().appendingPathExtension("seg.png") }
+        defer { for f in outs + masks + [manifest] { try? FileManager.default.removeItem(at: f) } }
         func line(_ image: String, _ out: URL) throws -> String {
             String(decoding: try JSONSerialization.data(withJSONObject: ["image": image, "out": out.path]), as: UTF8.self)
         }
-        let manifest = Self.scratch("manifest.jsonl")
         try (try line(chelsea, outs[0]) + "\n\n" + line(astronaut, outs[1]) + "\n").write(to: manifest, atomically: true, encoding: .utf8)
         let r = try Self.run(["analyze", "--manifest", manifest.path, "--requests", "segmentation"])
         #expect(r.status == 0, "\(r.stderr)")
