@@ -10,7 +10,7 @@ import Testing
 @Suite("Handlers performing every request kind at once on several threads")
 struct ConcurrentHandlersTests {
     enum Kind: CaseIterable {
-        case segmentation, faces, bodies, hands, humans
+        case segmentation, faces, bodies, hands, humans, instances
     }
 
     /// Everything a request reports, as numbers in a fixed order: any difference in any result changes it.
@@ -60,6 +60,14 @@ struct ConcurrentHandlersTests {
             return (request.results ?? []).flatMap { h in
                 [h.boundingBox.minX, h.boundingBox.minY, h.boundingBox.width, h.boundingBox.height].map { Double($0) } + [Double(h.confidence)]
             }
+        case .instances:
+            let request = VNGeneratePersonInstanceMaskRequest()
+            try handler.perform([request])
+            let result = try #require(request.results?.first)
+            let mask = try result.generateScaledMaskForImage(forInstances: result.allInstances, from: handler).pixelBuffer
+            let labels = result.instanceMask.pixelBuffer
+            return [Double(result.allInstances.count)] + labels.withUnsafeBytes { $0.map(Double.init) }
+                + mask.withUnsafeBytes { raw in raw.bindMemory(to: Float.self).map(Double.init) }
         }
     }
 

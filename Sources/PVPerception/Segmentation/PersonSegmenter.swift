@@ -132,80 +132,147 @@ public final class PersonSegmenter: Sendable {
             Self.gate(&mask, imageWidth: image.width, imageHeight: image.height, regions: regions)
             return mask
         case .accurate:
-            let W = image.width, H = image.height
-            // Fuse on a grid of at most 512 px a side, the image shrunk by a whole factor (at least half the
-            // filter radius, up to 4: the fast guided filter's usual subsampling); the guided filter brings the
-            // result to the image's size along its edges. What the filter needs from the image alone is computed
-            // beside the pose branch (the longer one), with the selfie model.
-            let factor = max((max(W, H) + 511) / 512, min(4, max(2, min(W, H) / 80) / 2))
-            let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
-            let selfieBranchDone = Atomic<Bool>(false)
-            let (found, (selfie, statistics, selfieOnGrid)) = try both(
-                { try self.people(in: image, otherCoreFree: selfieBranchDone) },
-                {
-                    defer { selfieBranchDone.store(true, ordering: .releasing) }
-                    let selfie = try self.selfieMask(image, pool: self.landscape, width: 256, height: 144)
-                    let statistics = GuidedFilter.guideStatistics(
-                        image, factor: factor, radius: Self.refineRadius(W, H, factor: factor), epsilon: Self.refineEpsilon)
-                    return (selfie, statistics, try selfie.resized(width: w, height: h, method: .bilinear))
-                })
-            guard !found.isEmpty else { return try PixelBuffer(width: W, height: H, format: .oneComponent32Float) }
-            // The selfie model marks someone no found person accounts for: search as the body request does (tiles,
-            // segmentation proposals), starting from the people found, so that their pose mask, not the selfie
-            // mask, decides around them.
-            let people = Self.unaccountedRegions(selfie, image: image, found: found).isEmpty
-                ? found
-                : try landmarker!.detectMultiScale(
-                    in: image, maxPeople: landmarker!.options.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
-                    tilesBeside: false, wholeImage: found)
-            // Per grid pixel: inside each person's landmark ROI the pose model's mask decides (the people's pose
-            // masks merged by maximum); outside, the selfie model covers what the landmarker missed (people it did
-            // not find, objects they hold). The rows are independent, so the grid is fused in bands on every core.
-            var fused = selfieOnGrid
-            let masks = people.compactMap(\.segmentation)
-            let warps = masks.map {
-                ROIMaskWarp(
-                    maskWidth: $0.maskWidth, maskHeight: $0.maskHeight, crop: $0.cropRect, imageWidth: W, imageHeight: H,
-                    width: w, height: h)
-            }
-            let gate = GateRows(
-                regions: people.map { PersonRegion(roi: $0.roi, scale: 1.1) }, imageWidth: W, imageHeight: H, width: w, height: h)
-            let s = fused.bytesPerRow() / 4
-            fused.withUnsafeMutableBytes { raw in
-                let f = raw.baseAddress!.assumingMemoryBound(to: Float.self)
-                let bands = concurrent ? 2 * CPUBudget.available : 1
-                // Each band writes only its own rows of `fused`.
-                WorkerPool.shared.forEach(count: bands) { band in
-                    let pose = UnsafeMutablePointer<Float>.allocate(capacity: 2 * w)
-                    defer { pose.deallocate() }
-                    let other = pose + w
-                    for y in (h * band / bands)..<(h * (band + 1) / bands) {
-                        if warps.isEmpty { pose.update(repeating: 0, count: w) }
-                        for (k, warp) in warps.enumerated() {
-                            masks[k].roiMask.withUnsafeBufferPointer { warp.row(y, of: $0.baseAddress!, into: k == 0 ? pose : other) }
-                            if k > 0 { for x in 0..<w { pose[x] = max(pose[x], other[x]) } }
-                        }
-                        let (py, first, last) = gate.columns(y)
-                        let row = f + y * s
-                        for x in 0..<w {
-                            let r: Float = x >= first && x <= last ? gate.weight(x, py) : 0
-                            row[x] = r * pose[x] + (1 - r) * row[x]
-                        }
+            return try refine(try fuse(image), guide: image, as: format)
+        }
+    }
+
+    /// What the accurate level computes before its full-size refinement: the people found and the fused soft mask on
+    /// a grid covering the image. A person mask and person instances of one image can share it.
+    package struct Fusion: Sendable {
+        /// The image's size.
+        package let imageWidth: Int, imageHeight: Int
+        /// The grid is the image shrunk by this whole factor (rounded up), at most 512 px a side.
+        package let factor: Int
+        /// The fused soft mask on the grid (`.oneComponent32Float`); `nil` when nobody was found.
+        package let fused: PixelBuffer?
+        /// What the guided filter needs from the image alone (nil for guides the fused kernel does not take).
+        let statistics: GuideStatistics?
+        /// The people found, with their pose masks.
+        package let people: [PersonPose]
+
+        /// The same without the guide statistics (``refine(_:guide:as:)`` then computes them again), for keeping:
+        /// they take several times the memory of the rest.
+        package func droppingGuideStatistics() -> Fusion {
+            Fusion(imageWidth: imageWidth, imageHeight: imageHeight, factor: factor, fused: fused, statistics: nil, people: people)
+        }
+    }
+
+    /// The accurate level's grid factor for a `W × H` image: at least what keeps the grid within 512 px a side, and
+    /// half the filter radius (up to 4: the fast guided filter's usual subsampling).
+    package static func gridFactor(_ W: Int, _ H: Int) -> Int {
+        max((max(W, H) + 511) / 512, min(4, max(2, min(W, H) / 80) / 2))
+    }
+
+    /// The accurate level up to the fused grid mask (``Fusion``). Throws for any level but accurate.
+    package func fuse(_ image: PixelBuffer) throws -> Fusion {
+        guard quality == .accurate else {
+            throw PerceptionError(.invalidArgument, "only the accurate level fuses per-person masks; this segmenter is \(quality)")
+        }
+        let W = image.width, H = image.height
+        // Fuse on a grid of at most 512 px a side, the image shrunk by a whole factor; the guided filter brings the
+        // result to the image's size along its edges. What the filter needs from the image alone is computed
+        // beside the pose branch (the longer one), with the selfie model.
+        let factor = Self.gridFactor(W, H)
+        let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
+        let selfieBranchDone = Atomic<Bool>(false)
+        let (found, (selfie, statistics, selfieOnGrid)) = try both(
+            { try self.people(in: image, otherCoreFree: selfieBranchDone) },
+            {
+                defer { selfieBranchDone.store(true, ordering: .releasing) }
+                let selfie = try self.selfieMask(image, pool: self.landscape, width: 256, height: 144)
+                let statistics = GuidedFilter.guideStatistics(
+                    image, factor: factor, radius: Self.refineRadius(W, H, factor: factor), epsilon: Self.refineEpsilon)
+                return (selfie, statistics, try selfie.resized(width: w, height: h, method: .bilinear))
+            })
+        // The selfie model marks someone no found person accounts for (or the whole-image pass found nobody, as
+        // in a group photo whose faces are too small for it): search as the body request does (tiles, segmentation
+        // proposals), starting from the people found, so that their pose mask, not the selfie mask, decides around
+        // them.
+        let search = found.isEmpty || !Self.unaccountedRegions(selfie, image: image, found: found).isEmpty
+        let people = !search
+            ? found
+            : try landmarker!.detectMultiScale(
+                in: image, maxPeople: landmarker!.options.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
+                tilesBeside: false, wholeImage: found)
+        guard !people.isEmpty else {
+            return Fusion(imageWidth: W, imageHeight: H, factor: factor, fused: nil, statistics: statistics, people: [])
+        }
+        // Per grid pixel: inside each person's landmark ROI the pose model's mask decides (the people's pose
+        // masks merged by maximum); outside, the selfie model covers what the landmarker missed (people it did
+        // not find, objects they hold). The rows are independent, so the grid is fused in bands on every core.
+        var fused = selfieOnGrid
+        let masks = people.compactMap(\.segmentation)
+        let warps = masks.map {
+            ROIMaskWarp(
+                maskWidth: $0.maskWidth, maskHeight: $0.maskHeight, crop: $0.cropRect, imageWidth: W, imageHeight: H,
+                width: w, height: h)
+        }
+        let gate = GateRows(
+            regions: people.map { PersonRegion(roi: $0.roi, scale: 1.1) }, imageWidth: W, imageHeight: H, width: w, height: h)
+        let s = fused.bytesPerRow() / 4
+        fused.withUnsafeMutableBytes { raw in
+            let f = raw.baseAddress!.assumingMemoryBound(to: Float.self)
+            let bands = concurrent ? 2 * CPUBudget.available : 1
+            // Each band writes only its own rows of `fused`.
+            WorkerPool.shared.forEach(count: bands) { band in
+                let pose = UnsafeMutablePointer<Float>.allocate(capacity: 2 * w)
+                defer { pose.deallocate() }
+                let other = pose + w
+                for y in (h * band / bands)..<(h * (band + 1) / bands) {
+                    if warps.isEmpty { pose.update(repeating: 0, count: w) }
+                    for (k, warp) in warps.enumerated() {
+                        masks[k].roiMask.withUnsafeBufferPointer { warp.row(y, of: $0.baseAddress!, into: k == 0 ? pose : other) }
+                        if k > 0 { for x in 0..<w { pose[x] = max(pose[x], other[x]) } }
+                    }
+                    let (py, first, last) = gate.columns(y)
+                    let row = f + y * s
+                    for x in 0..<w {
+                        let r: Float = x >= first && x <= last ? gate.weight(x, py) : 0
+                        row[x] = r * pose[x] + (1 - r) * row[x]
                     }
                 }
             }
-            // The refinement at the image's size runs on every core: stop multi-threaded inference workers
-            // spinning first.
-            if threads > 1, W * H >= 1 << 20 { Interpreter.parkWorkers(threads: threads) }
-            if let statistics,
-                let refined = try GuidedFilter.refineMask(
-                    fused, statistics: statistics, guide: image, band: Self.refineBand,
-                    format: format == .oneComponent8 ? .oneComponent8 : .oneComponent32Float)
-            {
-                return refined
-            }
-            return try Self.refine(fused, guide: image)
         }
+        return Fusion(imageWidth: W, imageHeight: H, factor: factor, fused: fused, statistics: statistics, people: people)
+    }
+
+    /// The accurate level's mask from its ``Fusion`` of `image`: brought to the image's size along its edges, in
+    /// `format` where the refinement writes it directly (8-bit), else as float.
+    package func refine(_ fusion: Fusion, guide image: PixelBuffer, as format: PixelFormat) throws -> PixelBuffer {
+        guard let fused = fusion.fused else {
+            return try PixelBuffer(width: image.width, height: image.height, format: .oneComponent32Float)
+        }
+        // The refinement at the image's size runs on every core: stop multi-threaded inference workers
+        // spinning first.
+        if threads > 1, image.width * image.height >= 1 << 20 { Interpreter.parkWorkers(threads: threads) }
+        let W = image.width, H = image.height
+        guard W == fusion.imageWidth, H == fusion.imageHeight else {
+            throw PerceptionError(
+                .invalidArgument, "the guide is \(W)×\(H), the fusion was made on a \(fusion.imageWidth)×\(fusion.imageHeight) image")
+        }
+        let statistics = fusion.statistics
+            ?? GuidedFilter.guideStatistics(
+                image, factor: fusion.factor, radius: Self.refineRadius(W, H, factor: fusion.factor), epsilon: Self.refineEpsilon)
+        if let statistics,
+            let refined = try GuidedFilter.refineMask(
+                fused, statistics: statistics, guide: image, band: Self.refineBand,
+                format: format == .oneComponent8 ? .oneComponent8 : .oneComponent32Float)
+        {
+            return refined
+        }
+        return try Self.refine(fused, guide: image)
+    }
+
+    /// A soft mask on the accurate level's grid of `image` (``gridFactor(_:_:)``) brought to the image's size
+    /// along its edges, as the accurate level refines its own (values 0…1, `.oneComponent32Float`).
+    package static func refine(gridMask mask: PixelBuffer, guide image: PixelBuffer) throws -> PixelBuffer {
+        let W = image.width, H = image.height, factor = gridFactor(W, H)
+        if let refined = try GuidedFilter.refineMask(
+            mask, guide: image, factor: factor, radius: refineRadius(W, H, factor: factor), epsilon: refineEpsilon, band: refineBand)
+        {
+            return refined
+        }
+        return try refine(mask, guide: image)
     }
 
     /// The accurate level's whole-image pose pass (``PoseLandmarker/detect(in:)``, same result). A lone detection's

@@ -105,11 +105,11 @@ public final class VNGeneratePersonSegmentationRequest: VNStatefulRequest, @unch
         guard let previous else {
             // The first frame: nothing to smooth against, so the mask is made in the output's format (8-bit straight
             // from the accurate level's refinement) and kept as the next frame's past.
-            let output = try segmenter.segment(region, as: layout)
+            let output = try mask(of: region, in: image, by: segmenter, as: layout)
             settings.withLock { $0.previous = output }
             return [VNPixelBufferObservation(pixelBuffer: CVPixelBuffer(output), requestRevision: revision)]
         }
-        var mask = try segmenter.segment(region)
+        var mask = try self.mask(of: region, in: image, by: segmenter, as: .oneComponent32Float)
         if previous.width == mask.width, previous.height == mask.height {
             let past = previous.format == .oneComponent32Float ? previous : try previous.converted(to: .oneComponent32Float)
             try TemporalMaskSmoothing.apply(to: &mask, previous: past, ratio: quality == .fast ? 0.7 : 0.5)
@@ -117,6 +117,19 @@ public final class VNGeneratePersonSegmentationRequest: VNStatefulRequest, @unch
         settings.withLock { $0.previous = mask }
         let output = layout == .oneComponent32Float ? mask : try mask.converted(to: layout)
         return [VNPixelBufferObservation(pixelBuffer: CVPixelBuffer(output), requestRevision: revision)]
+    }
+}
+
+extension VNGeneratePersonSegmentationRequest {
+    /// The mask of `region` in `format`; at the accurate level from the work the handler keeps per region, which an
+    /// instance-mask request on the same region shares.
+    private func mask(of region: PixelBuffer, in image: VNImageContext, by segmenter: PersonSegmenter, as format: PixelFormat)
+        throws -> PixelBuffer
+    {
+        guard segmenter.quality == .accurate else { return try segmenter.segment(region, as: format) }
+        let fusion = try image.accurateFusion(roi: regionOfInterest, region: region, by: segmenter)
+        let mask = try segmenter.refine(fusion, guide: region, as: format)
+        return mask.format == format ? mask : try mask.converted(to: format)
     }
 }
 

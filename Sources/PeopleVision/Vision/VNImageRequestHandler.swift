@@ -1,5 +1,6 @@
 import Foundation
 import PVImaging
+import PVPerception
 import Synchronization
 
 /// Options for an image request handler, as Apple's `VNImageOption`.
@@ -26,6 +27,10 @@ final class VNImageContext: @unchecked Sendable {
     /// The regions of interest of the face landmarks and capture-quality requests in the current `perform` that detect
     /// their own faces: a rectangles request on one of them starts the iris-refining mesh early for them.
     let irisMeshWanted = Mutex<[CGRect]>([])
+
+    /// The accurate person-segmentation level's work per region of interest, shared by the person-mask and
+    /// instance-mask requests (``accurateFusion(roi:region:by:)``).
+    let fusions = Mutex<[(roi: CGRect, fusion: PersonSegmenter.Fusion)]>([])
 
     init(image: PixelBuffer, options: [VNImageOption: Any], handlerID: ObjectIdentifier) {
         self.image = image

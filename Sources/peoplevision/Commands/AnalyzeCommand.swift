@@ -18,6 +18,7 @@ struct AnalyzeCommand: ParsableCommand {
     /// The analyses `analyze` can run, in the order they run.
     enum Analysis: String, CaseIterable, ExpressibleByArgument {
         case segmentation
+        case instances
         case faces
         case bodies
         case hands
@@ -26,6 +27,7 @@ struct AnalyzeCommand: ParsableCommand {
         var harnessTask: String {
             switch self {
             case .segmentation: "segmentation"
+            case .instances: "instances"
             case .faces: "faces"
             case .bodies: "bodies"
             case .hands: "hands"
@@ -36,6 +38,7 @@ struct AnalyzeCommand: ParsableCommand {
         func makeStep(command: AnalyzeCommand) -> any AnalyzeStep {
             switch self {
             case .segmentation: SegmentationStep(quality: command.quality)
+            case .instances: InstancesStep()
             case .faces: FacesStep()
             case .bodies: BodiesStep()
             case .hands: HandsStep()
