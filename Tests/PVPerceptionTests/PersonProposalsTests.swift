@@ -78,6 +78,35 @@ import Testing
         #expect(!PoseLandmarker.accepts(good, from: region, among: [found], duplicateIoU: 0.5))
     }
 
+    /// A result whose nose lies on a found person's head is that person read again, however the rest of the body
+    /// came out; a nose a face away is someone else.
+    @Test func aSharedHeadIsTheSamePerson() throws {
+        func person(nose: SIMD2<Double>, hips: SIMD2<Double>, earSpan: Double) -> PersonPose {
+            var p = Self.person(from: nose, to: hips, presence: 1)
+            p.landmarks[0] = Landmark(x: nose.x, y: nose.y)
+            p.landmarks[7] = Landmark(x: nose.x + earSpan / 2, y: nose.y)
+            p.landmarks[8] = Landmark(x: nose.x - earSpan / 2, y: nose.y)
+            return p
+        }
+        let found = person(nose: [100, 50], hips: [100, 250], earSpan: 40)
+        // The same head with a body half as long (a crop that showed less of her): boxes overlap by about 0.5 only.
+        let again = person(nose: [108, 58], hips: [105, 150], earSpan: 36)
+        #expect(found.landmarkBoundingBox.intersectionOverUnion(with: again.landmarkBoundingBox) <= 0.55)
+        #expect(PoseLandmarker.sharesAHead(again, with: [found]))
+        let region = PersonProposals.Region(box: BoundingBox(xMin: 60, yMin: 30, xMax: 150, yMax: 170), weight: 1)
+        #expect(!PoseLandmarker.accepts(again, from: region, among: [found], duplicateIoU: 0.5))
+        // Someone cheek to cheek with her: noses an ear span (40 px) apart.
+        #expect(!PoseLandmarker.sharesAHead(person(nose: [140, 52], hips: [135, 250], earSpan: 40), with: [found]))
+        #expect(PoseLandmarker.sharesAHead(person(nose: [125, 60], hips: [135, 250], earSpan: 40), with: [found]))
+
+        // End to end: the astronaut on a 4000×300 strip was found twice (the second a shorter body under the same
+        // head, its nose 23 px from hers, from a tile).
+        let astronaut = try PoseTestImages.astronaut().resized(width: 300, height: 300)
+        let strip = try astronaut.pasted(onto: 4000, 300, at: [(1800, 0)], fill: 0)
+        let people = try PoseTestImages.landmarker().detectMultiScale(in: strip, maxPeople: 8)
+        #expect(people.count == 1)
+    }
+
     /// Where the detector finds everyone, the proposals add nobody and change nobody.
     @Test func addNothingWhereTheDetectorFoundEveryone() throws {
         let landmarker = try PoseTestImages.landmarker()

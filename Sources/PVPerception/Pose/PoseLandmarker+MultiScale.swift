@@ -257,7 +257,9 @@ extension PoseLandmarker {
             // A tile sees part of the picture, so its detection can describe a person already found from a worse
             // angle: a result whose landmark box overlaps a found person's is dropped, never swapped in.
             let found = person.landmarkBoundingBox
-            if !people.contains(where: { $0.landmarkBoundingBox.intersectionOverUnion(with: found) > duplicateIoU }) {
+            if !people.contains(where: { $0.landmarkBoundingBox.intersectionOverUnion(with: found) > duplicateIoU }),
+                !Self.sharesAHead(person, with: people)
+            {
                 people.append(person)
             }
         }
@@ -309,6 +311,23 @@ extension PoseLandmarker {
         return person.presence >= PersonProposals.minimumPresence && region.box.contains(box.center)
             && max(box.width, box.height) >= PersonProposals.minimumExtent * max(region.box.width, region.box.height)
             && !people.contains { $0.landmarkBoundingBox.intersectionOverUnion(with: box) > duplicateIoU }
+            && !sharesAHead(person, with: people)
+    }
+
+    /// Whether `person`'s nose lies within three quarters of an ear-to-ear span (the larger of the two people's) of a
+    /// found person's: the same head read again from a tile or a mask region, whatever the rest of the body came out
+    /// as (a crop that shows less of a person gives a shorter, differently placed body whose box overlaps theirs by
+    /// less than ``MultiScaleOptions/duplicateIoU``). Two people's noses are at least a face apart.
+    static func sharesAHead(_ person: PersonPose, with people: [PersonPose]) -> Bool {
+        func span(_ p: PersonPose) -> Double {
+            let ears = p.landmarks[7].position - p.landmarks[8].position
+            return (ears * ears).sum().squareRoot()
+        }
+        return people.contains { p in
+            let reach = 0.75 * max(span(p), span(person))
+            let d = p.landmarks[0].position - person.landmarks[0].position
+            return (d * d).sum() < reach * reach
+        }
     }
 
     /// The order in which to search `tiles` before anyone is found: those holding the least of the landscape selfie
