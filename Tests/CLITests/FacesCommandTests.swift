@@ -56,3 +56,21 @@ import Testing
         #expect(Int(pixel.max()!) - Int(pixel.min()!) > 40, "corner \(pixel)")
     }
 }
+
+/// `peoplevision pose --3d` and `analyze --requests bodies3d`.
+@Suite struct Pose3DCommandTests {
+    @Test func poseJSONHasTheBodies3DRecord() throws {
+        let r = try CLITests.run(["pose", try TestFiles.installed("astronaut.png").path, "--3d", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        let bodies = try #require(record["bodies3d"] as? [[String: Any]])
+        try #require(bodies.count == 1)
+        let joints = try #require(bodies[0]["joints"] as? [String: [Double]])
+        #expect(joints.count == 17 && joints["root"] == [0, 0, 0])
+        // Camera axes, y up: the head is above the root.
+        #expect((joints["topHead"]?[1] ?? 0) > 0.4)
+        #expect(abs((bodies[0]["bodyHeight"] as? Double ?? 0) - 1.8) < 1e-6)
+        let tasks = try CLITests.run(["analyze", "--print-tasks"])
+        #expect(tasks.stdout.contains("\"bodies3d\":\"bodies3d\""), "\(tasks.stdout)")
+    }
+}

@@ -21,6 +21,7 @@ struct AnalyzeCommand: ParsableCommand {
         case instances
         case faces
         case bodies
+        case bodies3d
         case hands
 
         /// The evaluation harness's task this analysis fills.
@@ -30,6 +31,7 @@ struct AnalyzeCommand: ParsableCommand {
             case .instances: "instances"
             case .faces: "faces"
             case .bodies: "bodies"
+            case .bodies3d: "bodies3d"
             case .hands: "hands"
             }
         }
@@ -41,6 +43,7 @@ struct AnalyzeCommand: ParsableCommand {
             case .instances: InstancesStep()
             case .faces: FacesStep()
             case .bodies: BodiesStep()
+            case .bodies3d: Bodies3DStep()
             case .hands: HandsStep()
             }
         }

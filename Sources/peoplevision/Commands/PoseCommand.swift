@@ -12,13 +12,14 @@ struct PoseCommand: ParsableCommand {
             Runs VNDetectHumanBodyPoseRequest and VNDetectHumanRectanglesRequest (upper-body and full-body boxes). \
             --json prints one JSON object in the evaluation harness's format (normalized coordinates, lower-left \
             origin, Vision's joint names) plus "humanRectangles"; otherwise a summary per person. --overlay draws \
-            the skeletons and boxes on the image.
+            the skeletons and boxes on the image. --3d adds VNDetectHumanBodyPose3DRequest: the most prominent person's             17 joints in metres ("bodies3d" in JSON, relative to the root, x right, y up, z toward the camera; drawn             in yellow, projected).
             """)
 
     @Argument(help: "The input image (JPEG, PNG, HEIC, WebP).") var image: String
     @Flag(help: "Print the results as JSON.") var json = false
     @Option(help: "Write the image with the skeletons drawn on it (.png).") var overlay: String?
     @Flag(help: "Ignore EXIF orientation (analyse the pixels as stored).") var ignoreOrientation = false
+    @Flag(name: .customLong("3d"), help: "Also the most prominent person's 3-D pose (17 joints, metres).") var threeD = false
 
     func validate() throws {
         if let overlay, URL(fileURLWithPath: overlay).pathExtension.lowercased() != "png" {
@@ -33,15 +34,18 @@ struct PoseCommand: ParsableCommand {
         let upper = VNDetectHumanRectanglesRequest()
         let full = VNDetectHumanRectanglesRequest()
         full.upperBodyOnly = false
-        try handler.perform([bodies, upper, full])
+        let body3D = VNDetectHumanBodyPose3DRequest()
+        try handler.perform([bodies, upper, full] + (threeD ? [body3D] : []))
         let size = try handler.imageSize()
         let found = bodies.results ?? []
+        let found3D = body3D.results ?? []
         if json {
             var record: [String: Any] = ["image": url.lastPathComponent, "width": size.width, "height": size.height]
             record["bodies"] = BodyRecords.records(found)
             record["humanRectangles"] = [
                 "upperBody": BodyRecords.boxes(upper.results ?? []), "fullBody": BodyRecords.boxes(full.results ?? []),
             ]
+            if threeD { record["bodies3d"] = try Body3DRecords.records(found3D) }
             let data = try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
@@ -52,10 +56,19 @@ struct PoseCommand: ParsableCommand {
                 print(String(format: "  person %d: confidence %.2f, %d/19 joints, full body box x %.3f y %.3f w %.3f h %.3f",
                     k + 1, body.confidence, joints, box.minX, box.minY, box.width, box.height))
             }
+            for body in found3D {
+                let root = try body.cameraRelativePosition(.root).columns.3
+                let wrists = try [VNHumanBodyPose3DObservation.JointName.leftWrist, .rightWrist].map { try body.recognizedPoint($0).position.columns.3 }
+                print(String(format: "  3D: root %.2f m from the camera (x %+.2f y %+.2f z %+.2f), height %.2f m (reference); "
+                    + "wrists at (%+.2f, %+.2f, %+.2f) and (%+.2f, %+.2f, %+.2f) m from the root",
+                    (root.x * root.x + root.y * root.y + root.z * root.z).squareRoot(), root.x, root.y, root.z, body.bodyHeight,
+                    wrists[0].x, wrists[0].y, wrists[0].z, wrists[1].x, wrists[1].y, wrists[1].z))
+            }
         }
         if let overlay {
             var canvas = try Canvas(try handler.uprightImage())
             BodyRecords.draw(found, upper: upper.results ?? [], full: full.results ?? [], on: &canvas)
+            try Body3DRecords.draw(found3D, on: &canvas)
             try ImageEncoder.write(canvas.picture, to: URL(fileURLWithPath: overlay), as: .png)
         }
     }

@@ -1,0 +1,118 @@
+import Foundation
+import PVImaging
+import PVPerception
+
+/// Finds the most prominent person and their 17 joints in 3-D, as Apple's `VNDetectHumanBodyPose3DRequest`
+/// (revision 1).
+///
+/// ```swift
+/// let request = VNDetectHumanBodyPose3DRequest()
+/// try VNImageRequestHandler(url: url).perform([request])
+/// if let body = request.results?.first {
+///     let wrist = try body.recognizedPoint(.leftWrist).position.columns.3    // metres from the root
+///     let camera = try body.cameraRelativePosition(.root).columns.3          // the root seen from the camera
+///     let onImage = try body.pointInImage(.leftWrist)                        // normalized, lower-left
+/// }
+/// ```
+///
+/// The person is the most prominent of those the body pipeline finds (``prominence(_:width:height:)``: the largest
+/// confidently placed body, as Apple's picks the closest); their joints come from the pose landmarker's world landmarks (metres, MediaPipe's GHUM
+/// model), mapped and placed in front of the camera as ``BodyPose3D`` documents and ``VNHumanBodyPose3DObservation``
+/// describes. At most one observation, always with all 17 joints. Camera intrinsics come from the handler's
+/// `VNImageOption.cameraIntrinsics` (a `matrix_float3x3`, or `Data` holding one, in pixels of the image), else a
+/// 26 mm-equivalent lens is assumed. Depth input is not supported: the height is always the 1.8-m reference.
+/// Reused on frames, the request does not smooth its results.
+public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked Sendable {
+    /// The most prominent person, or none.
+    public var results: [VNHumanBodyPose3DObservation]? { storedResults as? [VNHumanBodyPose3DObservation] }
+
+    public override class var supportedRevisions: IndexSet { IndexSet(integer: VNDetectHumanBodyPose3DRequestRevision1) }
+
+    /// The stateful initializer Apple hides on this request; use `init()` or `init(completionHandler:)`.
+    @available(*, unavailable, message: "use init() or init(completionHandler:)")
+    public override init(frameAnalysisSpacing: CMTime, completionHandler: VNRequestCompletionHandler? = nil) {
+        fatalError("unavailable")
+    }
+
+    public override init(completionHandler: VNRequestCompletionHandler? = nil) {
+        super.init(completionHandler: completionHandler)
+    }
+
+    /// The 17 joints, in the framework's order.
+    public var supportedJointNames: [VNHumanBodyPose3DObservation.JointName] {
+        get throws {
+            try checkRevision()
+            return VNHumanBodyPose3DObservation.JointName.all.map(\.0)
+        }
+    }
+
+    /// The joint groups (`.all` last).
+    public var supportedJointsGroupNames: [VNHumanBodyPose3DObservation.JointsGroupName] {
+        get throws {
+            try checkRevision()
+            return VNHumanBodyPose3DObservation.JointsGroupName.members.map(\.0)
+        }
+    }
+
+    private func checkRevision() throws {
+        guard Self.supportedRevisions.contains(revision) else {
+            throw VNError(.unsupportedRevision, "VNDetectHumanBodyPose3DRequest revision \(revision) is not supported")
+        }
+    }
+
+    override func process(_ image: VNImageContext) throws -> [VNObservation] {
+        let region = try image.region(regionOfInterest)
+        let origin = image.pixelRect(for: regionOfInterest)
+        var intrinsics = try Self.intrinsics(image.options[.cameraIntrinsics], width: image.image.width, height: image.image.height)
+        intrinsics.cx -= Double(origin.x)
+        intrinsics.cy -= Double(origin.y)
+        let people = try VNHumanPipelines.people(in: image, region: regionOfInterest, image: region, multiScale: false)
+        let prominence = people.map { Self.prominence($0, width: region.width, height: region.height) }
+        guard let best = prominence.indices.max(by: { prominence[$0] < prominence[$1] }), prominence[best] > 0,
+            let skeleton = BodyPose3D(person: people[best], intrinsics: intrinsics)
+        else { return [] }
+        return [
+            VNHumanBodyPose3DObservation(
+                skeleton: skeleton, region: (Double(region.width), Double(region.height)),
+                confidence: Float(min(1, max(0, people[best].presence))), requestRevision: revision)
+        ]
+    }
+
+    /// How prominent a person is: the area of the box of their confidently placed landmarks (visibility and presence
+    /// at least 0.5), clipped to the image, times the landmark model's presence. A large, fully seen person wins;
+    /// a result whose limbs the model guesses far outside the image (a chair read as a person) does not.
+    static func prominence(_ person: PersonPose, width: Int, height: Int) -> Double {
+        let sure = person.landmarks.filter { min($0.visibility ?? 0, $0.presence ?? 0) >= 0.5 }.map(\.position)
+        guard sure.count >= 2 else { return 0 }
+        let xs = sure.map { min(Double(width), max(0, $0.x)) }, ys = sure.map { min(Double(height), max(0, $0.y)) }
+        return (xs.max()! - xs.min()!) * (ys.max()! - ys.min()!) * person.presence
+    }
+
+    /// The camera intrinsics an option value gives (`matrix_float3x3`, or `Data` holding one: three columns of
+    /// three floats, each column padded to four as `simd` stores them, or packed), else the assumed lens.
+    /// - Throws: ``VNErrorCode/invalidOption`` for a value of another type, or intrinsics that are not a camera
+    ///   (focal lengths not positive, values not finite).
+    static func intrinsics(_ value: Any?, width: Int, height: Int) throws -> CameraIntrinsics {
+        guard let value else { return .assumed(width: width, height: height) }
+        var k: simd_float3x3
+        switch value {
+        case let m as simd_float3x3: k = m
+        case let data as Data where data.count == 48 || data.count == 36:
+            let floats: [Float] = data.withUnsafeBytes { raw in (0..<(data.count / 4)).map { raw.loadUnaligned(fromByteOffset: 4 * $0, as: Float.self) } }
+            let stride = data.count == 48 ? 4 : 3
+            func column(_ c: Int) -> SIMD3<Float> { SIMD3(floats[c * stride], floats[c * stride + 1], floats[c * stride + 2]) }
+            k = simd_float3x3(column(0), column(1), column(2))
+        default:
+            throw VNError(.invalidOption, "VNImageOption.cameraIntrinsics must be a matrix_float3x3 or Data holding one, not \(type(of: value))")
+        }
+        let c = CameraIntrinsics(
+            fx: Double(k.columns.0.x), fy: Double(k.columns.1.y), cx: Double(k.columns.2.x), cy: Double(k.columns.2.y))
+        guard c.isUsable else {
+            throw VNError(.invalidOption, "VNImageOption.cameraIntrinsics fx \(c.fx), fy \(c.fy), ox \(c.cx), oy \(c.cy) is not a camera")
+        }
+        return c
+    }
+}
+
+/// Revision 1 of the 3-D body-pose request.
+public let VNDetectHumanBodyPose3DRequestRevision1: Int = 1
