@@ -10,7 +10,7 @@ import Testing
 @Suite("Handlers performing every request kind at once on several threads")
 struct ConcurrentHandlersTests {
     enum Kind: CaseIterable {
-        case segmentation, faces, bodies, hands, humans, instances
+        case segmentation, faces, bodies, hands, humans, instances, bodies3D
     }
 
     /// Everything a request reports, as numbers in a fixed order: any difference in any result changes it.
@@ -68,6 +68,16 @@ struct ConcurrentHandlersTests {
             let labels = result.instanceMask.pixelBuffer
             return [Double(result.allInstances.count)] + labels.withUnsafeBytes { $0.map(Double.init) }
                 + mask.withUnsafeBytes { raw in raw.bindMemory(to: Float.self).map(Double.init) }
+        case .bodies3D:
+            let request = VNDetectHumanBodyPose3DRequest()
+            try handler.perform([request])
+            return try (request.results ?? []).flatMap { body -> [Double] in
+                try body.availableJointNames.flatMap { name -> [Double] in
+                    let c = try body.cameraRelativePosition(name).columns.3
+                    let p = try body.pointInImage(name)
+                    return [Double(c.x), Double(c.y), Double(c.z), p.x, p.y]
+                }
+            }
         }
     }
 

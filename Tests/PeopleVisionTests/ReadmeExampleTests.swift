@@ -29,4 +29,29 @@ import Testing
             _ = try hand.recognizedPoint(.indexTip).location
         }
     }
+
+    @Test func eachPersonApart() throws {
+        let photoURL = try TestFiles.installed("astronaut.png")
+
+        let request = VNGeneratePersonInstanceMaskRequest()
+        let handler = VNImageRequestHandler(url: photoURL)
+        try handler.perform([request])
+        let people = try #require(request.results?.first)
+        #expect(people.allInstances == IndexSet(integer: 1))
+        let mask = try people.generateScaledMaskForImage(forInstances: [1], from: handler)
+        let cutout = try people.generateMaskedImage(ofInstances: people.allInstances, from: handler, croppedToInstancesExtent: true)
+        #expect(CVPixelBufferGetWidth(mask) == 512 && CVPixelBufferGetWidth(cutout) <= 512)
+    }
+
+    @Test func theBodyIn3D() throws {
+        let photoURL = try TestFiles.installed("astronaut.png")
+
+        let body3D = VNDetectHumanBodyPose3DRequest()
+        try VNImageRequestHandler(url: photoURL).perform([body3D])
+        let body = try #require(body3D.results?.first)
+        let wrist = try body.recognizedPoint(.leftWrist).position.columns.3
+        let root = try body.cameraRelativePosition(.root).columns.3
+        let projected = try body.pointInImage(.leftWrist)
+        #expect(wrist.w == 1 && root.z < 0 && projected.x.isFinite)
+    }
 }
