@@ -19,7 +19,9 @@ struct BodiesBench: ParsableCommand {
             search, since a second hand is allowed). 'ours ms' is \
             VNImageRequestHandler(cvPixelBuffer:) on a pre-decoded 32BGRA buffer with a new request per call, \
             vs Pose(static_image_mode=True, model_complexity=1).process() and Hands(static_image_mode=True, \
-            max_num_hands=2).process() (decode excluded on both sides). The ratio compares latency per person \
+            max_num_hands=2).process() (decode excluded on both sides). The pose3d rows time \
+            VNDetectHumanBodyPose3DRequest (the most prominent person in metres) against the same Pose().process() \
+            call, which also returns MediaPipe's world landmarks. The ratio compares latency per person \
             (per hand) found: ours ms ÷ ours found over peer ms ÷ peer found; a side that finds nobody is \
             counted as one. Both sides are timed in --rounds rounds, which side goes first alternating; each time \
             is the median of its round medians.
@@ -36,7 +38,15 @@ struct BodiesBench: ParsableCommand {
         }
     }
 
-    enum Task: String { case pose, hands }
+    enum Task: String {
+        case pose, hands
+        /// The 3-D body-pose request (the most prominent person) against MediaPipe's pose, whose one call also gives
+        /// the world landmarks.
+        case pose3d
+
+        /// The peer operation timed against this task.
+        var peerOp: String { self == .pose3d ? Task.pose.rawValue : rawValue }
+    }
 
     func run() throws {
         let peer = try Peer(venvName: "peer-venv-mediapipe")
@@ -88,9 +98,9 @@ struct BodiesBench: ParsableCommand {
         var rows: [[String]] = [], ratios: [Double] = []
         for file in files {
             for task in file.tasks {
-                let key = "\(task.rawValue) \(file.url.lastPathComponent)"
+                let key = "\(task.rawValue) \(file.url.lastPathComponent)", peerKey = "\(task.peerOp) \(file.url.lastPathComponent)"
                 // The people found do not change between rounds (same image, same code): the first round's count.
-                guard let theirs = medianOverRounds(peerRounds, key), let theirsFound = peerRounds.first?[key + " found"] else {
+                guard let theirs = medianOverRounds(peerRounds, peerKey), let theirsFound = peerRounds.first?[peerKey + " found"] else {
                     throw BenchError("the peer did not report \(task.rawValue) on \(file.name)")
                 }
                 let ms = medianOverRounds(oursRounds, key) ?? .nan, found = Int(oursRounds.first?[key + " found"] ?? 0)
@@ -118,6 +128,10 @@ struct BodiesBench: ParsableCommand {
             let request = VNDetectHumanHandPoseRequest()
             try handler.perform([request])
             return request.results?.count ?? 0
+        case .pose3d:
+            let request = VNDetectHumanBodyPose3DRequest()
+            try handler.perform([request])
+            return request.results?.count ?? 0
         }
     }
 
@@ -129,8 +143,8 @@ struct BodiesBench: ParsableCommand {
             .converted(to: .rgba32)
         let small = try astronaut.resized(width: 160, height: 160)
         return [
-            ("astronaut-512", astronaut, [.pose]),
-            ("two-astronauts-1024x512", try astronaut.pasted(onto: 1024, 512, at: [(0, 0), (512, 0)]), [.pose]),
+            ("astronaut-512", astronaut, [.pose, .pose3d]),
+            ("two-astronauts-1024x512", try astronaut.pasted(onto: 1024, 512, at: [(0, 0), (512, 0)]), [.pose, .pose3d]),
             ("four-small-1080p", try small.pasted(onto: 1920, 1080, at: [(100, 100), (700, 500), (1200, 200), (1650, 800)]), [.pose]),
             ("camera-glove-160", try camera.cropped(x: 208, y: 182, width: 160, height: 160), [.hands]),
         ]
