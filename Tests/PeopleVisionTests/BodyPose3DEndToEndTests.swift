@@ -95,6 +95,24 @@ import Testing
         }
     }
 
+    /// With a region of interest, points are normalized to the region, and the camera (whose principal point stays
+    /// where it is in the image) sees the person where it did (within what the landmark model's run on the cropped
+    /// picture changes).
+    @Test func regionOfInterest() throws {
+        let url = try TestFiles.installed("astronaut.png")
+        let whole = try #require(try Self.perform(url))
+        let request = VNDetectHumanBodyPose3DRequest()
+        // Lower-left origin: the image without its left fifth (the camera's principal point is then left of the
+        // region's centre).
+        request.regionOfInterest = CGRect(x: 0.2, y: 0, width: 0.8, height: 1)
+        try VNImageRequestHandler(url: url).perform([request])
+        let part = try #require(request.results?.first)
+        let a = try part.pointInImage(.leftShoulder), b = try whole.pointInImage(.leftShoulder)
+        #expect(abs(0.2 + a.x * 0.8 - b.x) < 0.04 && abs(a.y - b.y) < 0.04, "\(a.location) in the region, \(b.location) in the image")
+        let za = try part.cameraRelativePosition(.root).columns.3, zb = try whole.cameraRelativePosition(.root).columns.3
+        #expect(abs(za.x - zb.x) < 0.1 && abs(za.z - zb.z) < 0.15 * abs(zb.z), "\(za) against \(zb)")
+    }
+
     @Test func nobodyNoResult() throws {
         #expect(try Self.perform(try TestFiles.installed("chelsea.png")) == nil)
     }
