@@ -221,6 +221,36 @@ import Testing
         #expect(Self.failures(alone.count) { alone[$0] == before[$0] } == 0)
     }
 
+    /// Apple's subject-lifting sample pattern: the scaled mask of every instance, as a Core Image mask, puts the
+    /// people over a new background.
+    @Test func coreImageCompositesThePeopleOverABackdrop() throws {
+        let url = try TestFiles.installed("astronaut.png")
+        let request = VNGeneratePersonInstanceMaskRequest()
+        let handler = VNImageRequestHandler(url: url)
+        try handler.perform([request])
+        let result = try #require(request.results?.first)
+        let mask = CIImage(cvPixelBuffer: try result.generateScaledMaskForImage(forInstances: result.allInstances, from: handler))
+        let photo = try #require(CIImage(contentsOf: url))
+        let blend = CIFilter.blendWithMask()
+        blend.inputImage = photo
+        blend.backgroundImage = CIImage(color: CIColor(red: 0, green: 1, blue: 0)).cropped(to: photo.extent)
+        blend.maskImage = mask
+        let out = CITest.rgba(try #require(blend.outputImage)), m = CITest.rgba(mask), p = CITest.rgba(photo)
+        var person = 0, backdrop = 0, wrong = 0
+        for y in out.indices {
+            for x in out[y].indices {
+                if m[y][x].x == 255 {
+                    person += 1
+                    if (0..<3).contains(where: { abs(Int(out[y][x][$0]) - Int(p[y][x][$0])) > 1 }) { wrong += 1 }
+                } else if m[y][x].x == 0 {
+                    backdrop += 1
+                    if out[y][x] != SIMD4(0, 255, 0, 255) { wrong += 1 }
+                }
+            }
+        }
+        #expect(wrong == 0 && person > 50_000 && backdrop > 50_000, "\(wrong) wrong of \(person) person and \(backdrop) backdrop pixels")
+    }
+
     @Test func regionOfInterestIsHonoured() throws {
         let image = try Self.twoAstronauts()
         // Lower-left origin: the left half holds one astronaut.
