@@ -15,12 +15,14 @@ import PVPerception
 /// }
 /// ```
 ///
-/// The person is the most prominent of those the body pipeline finds (``prominence(_:width:height:)``: the largest
-/// confidently placed body, as Apple's picks the closest); their joints come from the pose landmarker's world landmarks (metres, MediaPipe's GHUM
-/// model), mapped and placed in front of the camera as ``BodyPose3D`` documents and ``VNHumanBodyPose3DObservation``
-/// describes. At most one observation, always with all 17 joints. Camera intrinsics come from the handler's
-/// `VNImageOption.cameraIntrinsics` (a `matrix_float3x3`, or `Data` holding one, in pixels of the image), else a
-/// 26 mm-equivalent lens is assumed. Depth input is not supported: the height is always the 1.8-m reference.
+/// The person is the most prominent (``prominence(_:width:height:)``: the largest confidently placed body, as Apple's
+/// picks the closest) of those the body pipeline's whole-image pass finds, or of the people a body-pose or
+/// human-rectangles request already found on the same handler and region (which include them). Their joints come
+/// from the pose landmarker's world landmarks (metres, MediaPipe's GHUM model), mapped and placed in front of the
+/// camera as ``BodyPose3D`` documents and ``VNHumanBodyPose3DObservation`` describes. At most one observation,
+/// always with all 17 joints. Camera intrinsics come from the handler's `VNImageOption.cameraIntrinsics` (a
+/// `matrix_float3x3`, or `Data` holding one, in pixels of the image), else a 26 mm-equivalent lens is assumed. Depth
+/// input is not supported: the height is always the 1.8-m reference.
 /// Reused on frames, the request does not smooth its results.
 public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked Sendable {
     /// The most prominent person, or none.

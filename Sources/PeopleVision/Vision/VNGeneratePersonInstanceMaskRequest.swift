@@ -173,13 +173,16 @@ public final class VNInstanceMaskObservation: VNObservation, @unchecked Sendable
 
 extension VNImageContext {
     /// The accurate person-segmentation level's fusion for a region of interest, made once per handler and region
-    /// and kept for the handler's life (without the guide statistics, which the refinement recomputes: they are
-    /// several times larger than the rest).
+    /// (the last four regions are kept, for the handler's life), without the guide statistics, which the refinement
+    /// recomputes: they are several times larger than the rest.
     func accurateFusion(roi: CGRect, region: PixelBuffer, by segmenter: PersonSegmenter) throws -> PersonSegmenter.Fusion {
         if let known = fusions.withLock({ $0.first { $0.roi == roi }?.fusion }) { return known }
         let made = try VNFacePipeline.run { try segmenter.fuse(region) }
         fusions.withLock { list in
-            if !list.contains(where: { $0.roi == roi }) { list.append((roi, made.droppingGuideStatistics())) }
+            guard !list.contains(where: { $0.roi == roi }) else { return }
+            list.append((roi, made.droppingGuideStatistics()))
+            // A handler used for many regions keeps the last few.
+            if list.count > 4 { list.removeFirst(list.count - 4) }
         }
         return made
     }
