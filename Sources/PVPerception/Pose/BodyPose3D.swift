@@ -3,7 +3,10 @@ import Foundation
 /// A pinhole camera's intrinsics, in pixels of the image the points are in (principal point from the top-left, in
 /// the continuous coordinates of the landmarks: the image spans 0…width).
 public struct CameraIntrinsics: Sendable, Hashable {
-    public var fx: Double, fy: Double, cx: Double, cy: Double
+    /// Focal lengths in pixels.
+    public var fx: Double, fy: Double
+    /// Principal point in pixels.
+    public var cx: Double, cy: Double
 
     public init(fx: Double, fy: Double, cx: Double, cy: Double) {
         (self.fx, self.fy, self.cx, self.cy) = (fx, fy, cx, cy)
