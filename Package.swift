@@ -3,7 +3,8 @@
 // PeopleVision: Apple's Vision people requests, rebuilt in Swift for Linux.
 //
 // Layers (see Documentation/Architecture.md), data flowing upward:
-//   C libraries (Debian packages)  CXNNPack, CLibJPEG, CLibPNG, CLibHEIF, CLibWebP, CFFmpeg, CImageCodecs (shim)
+//   C libraries (Debian packages)  CXNNPack, CLibJPEG, CLibPNG, CLibHEIF, CLibWebP, CFFmpeg, CImageCodecs and
+//                                  CVideoCodecs (shims)
 //   own C kernels                  CImageKernels (imaging), CInferenceKernels (convolutions), CThreads (affinity)
 //   threads                        PVThreads (usable cores, the worker pool every layer runs side by side on)
 //   inference                      PVTFLite (model reader) -> PVInference (executor)
@@ -42,6 +43,9 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]),
         // zlib (libpng's own dependency) writes the PNG bands' deflate streams and checksums.
         .target(name: "CImageCodecs", dependencies: ["CLibJPEG", "CLibPNG"], linkerSettings: [.linkedLibrary("z")]),
+        .target(
+            name: "CVideoCodecs", dependencies: ["CFFmpeg"],
+            linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
         .target(name: "CImageKernels"),
         .target(name: "CInferenceKernels", dependencies: ["CXNNPack"]),
         .target(name: "CThreads"),
@@ -53,7 +57,7 @@ let package = Package(
             name: "PVInference", dependencies: ["PVTFLite", "PVThreads", "CXNNPack", "CInferenceKernels"], swiftSettings: engine),
         .target(
             name: "PVImaging",
-            dependencies: ["PVThreads", "CImageCodecs", "CImageKernels", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
+            dependencies: ["PVThreads", "CImageCodecs", "CVideoCodecs", "CImageKernels", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
             swiftSettings: engine),
         .target(name: "PVPerception", dependencies: ["PVThreads", "PVInference", "PVImaging"], swiftSettings: engine),
 

@@ -7,16 +7,34 @@ import PVImaging
 struct GreetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "greet",
-        abstract: "Put the people of an image in front of a new background (an image, a colour, or the image blurred).",
-        discussion: "Built exactly like Apple's sample: a person-segmentation request, then Core Image's blendWithRedMask.")
+        abstract: "Put the people of a photo or video in front of a new background (an image, a colour, or the picture blurred).",
+        discussion: """
+            Built exactly like Apple's sample: a person-segmentation request, then Core Image's blendWithRedMask. \
+            A video (.mp4, .m4v, .mov, .mkv, .webm, .avi) is greeted frame by frame with one request reused through a \
+            VNSequenceRequestHandler, so the mask is smoothed over time, and written as H.264 (.mp4, .m4v, .mov or \
+            .mkv) with the input's frame times; progress goes to standard error. Audio is not copied.
+            """)
 
-    @Argument(help: "The photo with people.") var image: String
-    @Option(help: "A background image, a colour #RRGGBB, 'blur', or 'pose' (a colour from the head pose).") var background: String
-    @Option(name: .shortAndLong, help: "Output image (.jpg, .png or .heic).") var output: String
+    @Argument(help: "The photo or video with people.") var image: String
+    @Option(help: "A background image, a colour #RRGGBB, 'blur', or 'pose' (a colour from the head pose; photos only).")
+    var background: String
+    @Option(name: .shortAndLong, help: "Output image (.jpg, .png, .heic, .webp) or, for a video, .mp4, .m4v, .mov or .mkv.")
+    var output: String
     @Option(help: "fast, balanced or accurate.") var quality: QualityOption = .accurate
 
+    /// Whether the input is a video (by its extension).
+    var isVideo: Bool { VideoGreeting.inputExtensions.contains(URL(fileURLWithPath: image).pathExtension.lowercased()) }
+
     func validate() throws {
-        _ = try OutputKind(url: URL(fileURLWithPath: output))
+        if isVideo {
+            let ext = URL(fileURLWithPath: output).pathExtension.lowercased()
+            guard VideoWriter.fileExtensions.contains(ext) else {
+                throw ValidationError("a video greeting is written as .mp4, .m4v, .mov or .mkv, not '.\(ext)'")
+            }
+            guard background != "pose" else { throw ValidationError("the pose background is for photos; give an image, a colour or blur") }
+        } else {
+            _ = try OutputKind(url: URL(fileURLWithPath: output))
+        }
         if background.hasPrefix("#") && parseColor(background) == nil {
             throw ValidationError("background colour '\(background)' is not #RRGGBB")
         }
@@ -32,6 +50,12 @@ struct GreetCommand: ParsableCommand {
             backdrop = .color(color)
         } else {
             backdrop = .image(URL(fileURLWithPath: background))
+        }
+        if isVideo {
+            let done = try VideoGreeting.make(
+                video: URL(fileURLWithPath: image), backdrop: backdrop, quality: quality, output: URL(fileURLWithPath: output))
+            print("\(output): \(done.width)×\(done.height), \(done.frames) frames, \(quality.rawValue) mask")
+            return
         }
         let size = try Greeting.make(photo: URL(fileURLWithPath: image), backdrop: backdrop, quality: quality,
                                      output: URL(fileURLWithPath: output))

@@ -1,0 +1,151 @@
+import CVideoCodecs
+import Foundation
+
+/// A C message buffer as text.
+private func text(_ message: [CChar]) -> String {
+    String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+/// Reads a video file's frames as `.bgra32` pixel buffers, through FFmpeg (any container and codec Debian's
+/// FFmpeg 5.1 decodes). Frames come in presentation order with their time in seconds from the stream's start.
+/// The stream's rotation metadata is not applied; audio is ignored.
+///
+/// ```swift
+/// let video = try VideoReader(url: url)
+/// while let (frame, seconds) = try video.nextFrame() { … }
+/// ```
+///
+/// Not for use from several threads at once.
+public final class VideoReader {
+    private var reader: OpaquePointer?
+    /// The frame size in pixels.
+    public let width: Int, height: Int
+    /// The average frame rate, frames per second (0 when the file does not say).
+    public let framesPerSecond: Double
+    /// The number of frames the container announces (0 when it does not).
+    public let announcedFrameCount: Int
+
+    /// Opens `url`'s best video stream.
+    /// - Throws: ``ImagingError`` `.ioError` for a missing or unreadable file, `.unsupportedFormat` for a file with no
+    ///   video stream FFmpeg decodes, `.invalidDimensions` / `.tooLarge` for frames `limits` refuses.
+    public init(url: URL, limits: ImageLimits = .default) throws {
+        if let reason = ImageDecoder.unreadableReason(url) { throw ImagingError(.ioError, "cannot read the video \(url.path): \(reason)") }
+        var w: Int32 = 0, h: Int32 = 0, fps = 0.0, frames: Int64 = 0
+        var message = [CChar](repeating: 0, count: 256)
+        guard pv_video_open(url.path, &reader, &w, &h, &fps, &frames, &message, message.count) == 0 else {
+            throw ImagingError(.unsupportedFormat, "cannot read the video \(url.path): \(text(message))")
+        }
+        (width, height, framesPerSecond, announcedFrameCount) = (Int(w), Int(h), fps, Int(frames))
+        do {
+            _ = try PixelBuffer(width: width, height: height, format: .bgra32, limits: limits)
+        } catch {
+            pv_video_close(reader)
+            reader = nil
+            throw error
+        }
+    }
+
+    deinit { pv_video_close(reader) }
+
+    /// The next frame and its time in seconds, or `nil` at the end.
+    /// - Throws: ``ImagingError`` `.corruptData` when the stream cannot be decoded further.
+    public func nextFrame() throws -> (frame: PixelBuffer, seconds: Double)? {
+        guard let reader else { return nil }
+        var frame = try PixelBuffer(width: width, height: height, format: .bgra32)
+        var seconds = 0.0
+        var message = [CChar](repeating: 0, count: 256)
+        let stride = frame.bytesPerRow()
+        let rc = frame.withUnsafeMutableBytes { raw in
+            pv_video_next(reader, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(stride), &seconds, &message, message.count)
+        }
+        if rc < 0 { throw ImagingError(.corruptData, "cannot decode the video: \(text(message))") }
+        return rc == 0 ? nil : (frame, seconds)
+    }
+}
+
+/// Writes frames to a video file: H.264 (libx264) in the container the file name's extension names (.mp4, .m4v,
+/// .mov, .mkv). The file appears only when ``finish()`` succeeds (frames go to a temporary file beside it, renamed at
+/// the end); a writer dropped unfinished leaves nothing.
+///
+/// Not for use from several threads at once.
+public final class VideoWriter {
+    private var writer: OpaquePointer?
+    private let url: URL
+    private let temporary: URL
+    /// The frame size in pixels.
+    public let width: Int, height: Int
+
+    /// The file extensions a writer accepts.
+    public static let fileExtensions: Set<String> = ["mp4", "m4v", "mov", "mkv"]
+
+    /// Starts a video of `width × height` frames at about `framesPerSecond` (a hint for players; each frame has its
+    /// own time), at x264 quality `crf` (0–51, lower is better; default 20).
+    /// - Throws: ``ImagingError`` `.invalidArgument` for another extension or a bad size or quality; `.ioError` when
+    ///   the file cannot be created.
+    public init(url: URL, width: Int, height: Int, framesPerSecond: Double, crf: Int = 20) throws {
+        let ext = url.pathExtension.lowercased()
+        guard Self.fileExtensions.contains(ext) else {
+            throw ImagingError(.invalidArgument, "a video is written as \(Self.fileExtensions.sorted().map { "." + $0 }.joined(separator: ", ")), not '.\(ext)'")
+        }
+        guard width > 0, height > 0, width <= 16384, height <= 16384, (0...51).contains(crf), framesPerSecond.isFinite,
+            framesPerSecond >= 0
+        else {
+            throw ImagingError(.invalidArgument, "cannot write a \(width)×\(height) video at \(framesPerSecond) fps, crf \(crf)")
+        }
+        self.url = url
+        (self.width, self.height) = (width, height)
+        temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp")
+        var message = [CChar](repeating: 0, count: 256)
+        guard pv_video_writer_open(temporary.path, url.path, Int32(width), Int32(height), framesPerSecond, Int32(crf), &writer, &message, message.count) == 0
+        else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ImagingError(.ioError, "cannot write \(url.path): \(text(message))")
+        }
+    }
+
+    deinit {
+        if writer != nil {
+            pv_video_writer_free(writer)
+            try? FileManager.default.removeItem(at: temporary)
+        }
+    }
+
+    /// Adds a frame (any pixel format, the writer's size) shown at `seconds`; times must increase.
+    /// - Throws: ``ImagingError`` `.invalidArgument` for another size or a time that does not increase,
+    ///   `.encodingFailed` when the encoder fails, `.ioError` after ``finish()``.
+    public func append(_ frame: PixelBuffer, at seconds: Double) throws {
+        guard let writer else { throw ImagingError(.ioError, "the video \(url.path) is already finished") }
+        guard frame.width == width, frame.height == height else {
+            throw ImagingError(.invalidArgument, "a \(frame.width)×\(frame.height) frame in a \(width)×\(height) video")
+        }
+        let bgra = try frame.converted(to: .bgra32)
+        var message = [CChar](repeating: 0, count: 256)
+        let stride = bgra.bytesPerRow()
+        let rc = bgra.withUnsafeBytes { raw in
+            pv_video_writer_add(writer, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(stride), seconds, &message, message.count)
+        }
+        guard rc == 0 else {
+            let reason = text(message)
+            throw ImagingError(reason.contains("increase") ? .invalidArgument : .encodingFailed, "video \(url.path): \(reason)")
+        }
+    }
+
+    /// Flushes the encoder and moves the finished file into place.
+    /// - Throws: ``ImagingError`` `.encodingFailed` or `.ioError`; the file is then not written.
+    public func finish() throws {
+        guard let writer else { throw ImagingError(.ioError, "the video \(url.path) is already finished") }
+        var message = [CChar](repeating: 0, count: 256)
+        let rc = pv_video_writer_finish(writer, &message, message.count)
+        pv_video_writer_free(writer)
+        self.writer = nil
+        guard rc == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw ImagingError(.encodingFailed, "cannot finish \(url.path): \(text(message))")
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw ImagingError(.ioError, "cannot write \(url.path): \(reason)")
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import PeopleVision
+import PVImaging
+
+/// The video greeting: Apple's photo-greeting recipe on every frame, with one segmentation request reused through a
+/// `VNSequenceRequestHandler` (the request smooths its mask across frames), written as H.264.
+enum VideoGreeting {
+    /// Input extensions read as video.
+    static let inputExtensions: Set<String> = ["mp4", "m4v", "mov", "mkv", "webm", "avi"]
+
+    /// Greets every frame of `video` into `output` and returns the frame size and count. Progress (every second of
+    /// work) goes to standard error. Nothing is written unless every frame was greeted.
+    @discardableResult
+    static func make(video: URL, backdrop: Greeting.Backdrop, quality: QualityOption, output: URL) throws
+        -> (width: Int, height: Int, frames: Int)
+    {
+        let reader: VideoReader
+        do { reader = try VideoReader(url: video) } catch let e as ImagingError { throw CommandFailure(e.message) }
+        let extent = CGRect(x: 0, y: 0, width: reader.width, height: reader.height)
+        let writer = try VideoWriter(url: output, width: reader.width, height: reader.height, framesPerSecond: reader.framesPerSecond)
+        // A picture or a colour is the same for every frame: prepared once, as 8-bit pixels.
+        let fixed: CIImage?
+        switch backdrop {
+        case .image, .color: fixed = try Greeting.background(backdrop, extent: extent, photo: nil)
+        case .blur, .pose: fixed = nil
+        }
+        let request = VNGeneratePersonSegmentationRequest()
+        request.qualityLevel = quality.level
+        request.outputPixelFormat = kCVPixelFormatType_OneComponent8
+        let sequence = VNSequenceRequestHandler()
+        let context = CIContext()
+        let total = reader.announcedFrameCount
+        var frames = 0, last = -Double.infinity
+        var reported = DispatchTime.now().uptimeNanoseconds
+        let step = reader.framesPerSecond > 0 ? 1 / reader.framesPerSecond : 1.0 / 30
+        while let (pixels, time) = try decoded(reader) {
+            let buffer = CVPixelBuffer(pixels)
+            try sequence.perform([request], on: buffer)
+            guard let maskBuffer = request.results?.first?.pixelBuffer else { throw CommandFailure("no mask was produced for frame \(frames + 1)") }
+            let photo = CIImage(cvPixelBuffer: buffer)
+            let mask = CIImage(cvPixelBuffer: maskBuffer)
+            let scaledMask = mask.transformed(by: __CGAffineTransformMake(
+                extent.width / mask.extent.width, 0, 0, extent.height / mask.extent.height, 0, 0))
+            let blend = CIFilter.blendWithRedMask()
+            blend.inputImage = photo
+            blend.backgroundImage = try fixed ?? Greeting.background(backdrop, extent: extent, photo: photo)
+            blend.maskImage = scaledMask
+            guard let composite = blend.outputImage else { throw CommandFailure("the blend produced no image") }
+            // Frame times must increase: a repeated time (some files have them) moves a frame's length on.
+            let seconds = time > last ? time : last + step
+            try writer.append(try context.renderPixels(composite.cropped(to: extent), format: .bgra32), at: seconds)
+            last = seconds
+            frames += 1
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now - reported >= 1_000_000_000 {
+                reported = now
+                let of = total > 0 ? " of about \(total) (\(min(100, 100 * frames / total)) %)" : ""
+                FileHandle.standardError.write(Data("greet: \(frames) frames\(of)\n".utf8))
+            }
+        }
+        guard frames > 0 else { throw CommandFailure("\(video.path) has no frames") }
+        try writer.finish()
+        return (reader.width, reader.height, frames)
+    }
+
+    /// The next frame, with decoding failures as run failures.
+    private static func decoded(_ reader: VideoReader) throws -> (PixelBuffer, Double)? {
+        do { return try reader.nextFrame() } catch let e as ImagingError { throw CommandFailure(e.message) }
+    }
+}

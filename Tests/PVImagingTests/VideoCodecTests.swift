@@ -1,0 +1,98 @@
+import Foundation
+import PVImaging
+import Testing
+
+/// Video files through FFmpeg: what is written reads back, and bad input fails cleanly.
+@Suite struct VideoCodecTests {
+    static func scratch(_ name: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("pv-video-\(UUID().uuidString)-\(name)")
+    }
+
+    /// Frame `k` of a test clip: a grey ramp with a bright square moving right by 8 px a frame.
+    static func frame(_ k: Int, width: Int, height: Int) throws -> PixelBuffer {
+        var p = try PixelBuffer(width: width, height: height, format: .rgba32)
+        let stride = p.bytesPerRow()
+        p.withUnsafeMutableBytes { b in
+            for y in 0..<height {
+                for x in 0..<width {
+                    let inSquare = x >= 8 * k && x < 8 * k + 32 && y >= 20 && y < 52
+                    let v: UInt8 = inSquare ? 240 : UInt8(40 + (x * 120) / width)
+                    let i = y * stride + 4 * x
+                    (b[i], b[i + 1], b[i + 2], b[i + 3]) = (v, inSquare ? 60 : v, v, 255)
+                }
+            }
+        }
+        return p
+    }
+
+    @Test(arguments: ["mp4", "mkv", "mov"])
+    func writtenFramesReadBack(_ ext: String) throws {
+        let url = Self.scratch("clip.\(ext)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let writer = try VideoWriter(url: url, width: 160, height: 96, framesPerSecond: 25)
+        for k in 0..<12 { try writer.append(try Self.frame(k, width: 160, height: 96), at: Double(k) / 25) }
+        #expect(!FileManager.default.fileExists(atPath: url.path), "the file appears only when finished")
+        try writer.finish()
+
+        let reader = try VideoReader(url: url)
+        #expect(reader.width == 160 && reader.height == 96 && abs(reader.framesPerSecond - 25) < 0.01)
+        var k = 0
+        while let (frame, seconds) = try reader.nextFrame() {
+            #expect(frame.format == .bgra32 && frame.width == 160)
+            #expect(abs(seconds - Double(k) / 25) < 1e-3, "frame \(k) at \(seconds)")
+            // Lossy, but the moving square is where it was drawn: its centre is bright with little green.
+            let original = try Self.frame(k, width: 160, height: 96).converted(to: .bgra32)
+            let (got, want) = frame.withUnsafeBytes { g in
+                original.withUnsafeBytes { o in
+                    let i = 36 * frame.bytesPerRow() + 4 * (8 * k + 16)
+                    return ((g[i], g[i + 1], g[i + 2]), (o[i], o[i + 1], o[i + 2]))
+                }
+            }
+            #expect(abs(Int(got.0) - Int(want.0)) < 24 && abs(Int(got.1) - Int(want.1)) < 24, "frame \(k): \(got) against \(want)")
+            k += 1
+        }
+        #expect(k == 12)
+        #expect(try reader.nextFrame() == nil)
+    }
+
+    @Test func badInputsFailCleanly() throws {
+        #expect(throws: ImagingError.self) { try VideoReader(url: URL(fileURLWithPath: "/nonexistent/clip.mp4")) }
+        let notVideo = Self.scratch("text.mp4")
+        try Data("not a video".utf8).write(to: notVideo)
+        defer { try? FileManager.default.removeItem(at: notVideo) }
+        #expect(throws: ImagingError.self) { try VideoReader(url: notVideo) }
+
+        let gif = Self.scratch("clip.gif")
+        #expect(throws: ImagingError.self) { try VideoWriter(url: gif, width: 64, height: 64, framesPerSecond: 25) }
+        let url = Self.scratch("clip.mp4")
+        #expect(throws: ImagingError.self) { try VideoWriter(url: url, width: 0, height: 64, framesPerSecond: 25) }
+        #expect(throws: ImagingError.self) {
+            try VideoWriter(url: URL(fileURLWithPath: "/nonexistent/folder/clip.mp4"), width: 64, height: 64, framesPerSecond: 25)
+        }
+        // Times must increase; a frame of another size is refused; an unfinished writer leaves no file.
+        do {
+            let writer = try VideoWriter(url: url, width: 64, height: 64, framesPerSecond: 25)
+            try writer.append(try Self.frame(0, width: 64, height: 64), at: 0)
+            #expect(throws: ImagingError.self) { try writer.append(try Self.frame(1, width: 64, height: 64), at: 0) }
+            #expect(throws: ImagingError.self) { try writer.append(try Self.frame(1, width: 32, height: 64), at: 1) }
+        }
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            .filter { $0.contains(url.lastPathComponent) }
+        #expect(leftovers.isEmpty, "\(leftovers)")
+    }
+
+    /// Odd sizes are kept (4:4:4), not cropped.
+    @Test func oddSizes() throws {
+        let url = Self.scratch("odd.mkv")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let writer = try VideoWriter(url: url, width: 75, height: 41, framesPerSecond: 10)
+        for k in 0..<3 { try writer.append(try Self.frame(k, width: 75, height: 41), at: Double(k) / 10) }
+        try writer.finish()
+        let reader = try VideoReader(url: url)
+        #expect(reader.width == 75 && reader.height == 41)
+        var n = 0
+        while try reader.nextFrame() != nil { n += 1 }
+        #expect(n == 3)
+    }
+}
