@@ -1,9 +1,18 @@
+#if os(Linux)
+/// Seconds, as Core Foundation's `CFTimeInterval` (a `Double`).
+public typealias CFTimeInterval = Double
+#endif
+
 /// A rational time value, as Core Media's `CMTime` (the subset Vision's API uses).
 public struct CMTime: Sendable, Hashable {
     /// Numerator.
     public var value: Int64
     /// Denominator (units per second); 0 makes the time invalid.
     public var timescale: Int32
+    /// Numeric, or one of the special times.
+    private var kind: Kind = .numeric
+
+    private enum Kind: Sendable, Hashable { case numeric, indefinite, positiveInfinity }
 
     public init(value: Int64, timescale: Int32) {
         self.value = value
@@ -20,10 +29,33 @@ public struct CMTime: Sendable, Hashable {
     /// An invalid time.
     public static let invalid = CMTime(value: 0, timescale: 0)
 
+    /// An unknown time ("to the end" as a duration).
+    public static let indefinite: CMTime = {
+        var t = CMTime(value: 0, timescale: 1)
+        t.kind = .indefinite
+        return t
+    }()
+    /// A time after every other.
+    public static let positiveInfinity: CMTime = {
+        var t = CMTime(value: 0, timescale: 1)
+        t.kind = .positiveInfinity
+        return t
+    }()
+
     /// Whether the time is valid (non-zero timescale).
     public var isValid: Bool { timescale != 0 }
-    /// The time in seconds (NaN when invalid).
-    public var seconds: Double { timescale == 0 ? .nan : Double(value) / Double(timescale) }
+    /// Whether the time is ``indefinite``.
+    public var isIndefinite: Bool { kind == .indefinite }
+    /// Whether the time is ``positiveInfinity``.
+    public var isPositiveInfinity: Bool { kind == .positiveInfinity }
+    /// The time in seconds (NaN when invalid or indefinite, +∞ for ``positiveInfinity``).
+    public var seconds: Double {
+        switch kind {
+        case .indefinite: .nan
+        case .positiveInfinity: .infinity
+        case .numeric: timescale == 0 ? .nan : Double(value) / Double(timescale)
+        }
+    }
 }
 
 /// A time range, as Core Media's `CMTimeRange`.
@@ -34,6 +66,22 @@ public struct CMTimeRange: Sendable, Hashable {
     public init(start: CMTime, duration: CMTime) {
         self.start = start
         self.duration = duration
+    }
+
+    /// The range from `start` up to `end` (an indefinite or infinite end: to the end of the media).
+    public init(start: CMTime, end: CMTime) {
+        self.start = start
+        if end.isIndefinite || end.isPositiveInfinity {
+            duration = end
+        } else {
+            duration = CMTime(seconds: end.seconds - start.seconds, preferredTimescale: max(start.timescale, end.timescale, 600))
+        }
+    }
+
+    /// Where the range ends (``CMTime/positiveInfinity`` for an indefinite or infinite duration).
+    public var end: CMTime {
+        if duration.isIndefinite || duration.isPositiveInfinity { return .positiveInfinity }
+        return CMTime(seconds: start.seconds + duration.seconds, preferredTimescale: max(start.timescale, duration.timescale, 600))
     }
 
     /// Zero start and zero duration: observations that do not come from a timed source carry this.

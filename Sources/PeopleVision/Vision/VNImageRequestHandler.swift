@@ -23,6 +23,8 @@ final class VNImageContext: @unchecked Sendable {
     let options: [VNImageOption: Any]
     /// Identifies the handler (instance masks need the same handler again).
     let handlerID: ObjectIdentifier
+    /// The video frame's time, when a ``VNVideoProcessor`` performs the requests: their observations carry it.
+    var frameTime: CMTimeRange?
 
     /// The regions of interest of the face landmarks and capture-quality requests in the current `perform` that detect
     /// their own faces: a rectangles request on one of them starts the iris-refining mesh early for them.
@@ -81,10 +83,21 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     private let prepared = Mutex<VNImageContext?>(nil)
     private let reduced = Mutex<VNImageContext?>(nil)
 
-    private init(source: Source, orientation: CGImagePropertyOrientation?, options: [VNImageOption: Any]) {
+    /// The video frame this handler's image is (``VNVideoProcessor``): its observations carry the time.
+    private let frameTime: CMTimeRange?
+
+    private init(
+        source: Source, orientation: CGImagePropertyOrientation?, options: [VNImageOption: Any], frameTime: CMTimeRange? = nil
+    ) {
         self.source = source
         self.orientation = orientation
         self.options = options
+        self.frameTime = frameTime
+    }
+
+    /// A video frame's pixels, upright, shown at `time`.
+    convenience init(frame: PixelBuffer, at time: CMTimeRange) {
+        self.init(source: .pixels(frame), orientation: .up, options: [:], frameTime: time)
     }
 
     /// An image file (JPEG, PNG, HEIC, WebP); its EXIF orientation is honoured.
@@ -204,12 +217,14 @@ public final class VNImageRequestHandler: @unchecked Sendable {
             if let c = reduced.withLock({ $0 }), max(c.image.width, c.image.height) >= side { return c }
             if let image = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: side) {
                 let context = VNImageContext(image: image, options: options, handlerID: ObjectIdentifier(self))
+                context.frameTime = frameTime
                 reduced.withLock { $0 = context }
                 return context
             }
         }
         let image = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: nil)!
         let context = VNImageContext(image: image, options: options, handlerID: ObjectIdentifier(self))
+        context.frameTime = frameTime
         prepared.withLock { $0 = context }
         return context
     }

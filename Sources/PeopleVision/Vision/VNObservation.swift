@@ -6,8 +6,8 @@ open class VNObservation: NSObject, VNRequestRevisionProviding, @unchecked Senda
     public let uuid: UUID
     /// Confidence in [0, 1]; 1 where the observation has no meaningful confidence.
     public let confidence: VNConfidence
-    /// The frame time, or zero start and duration for still images.
-    public let timeRange: CMTimeRange
+    /// The frame time, or zero start and duration for still images (set by ``VNVideoProcessor`` for video frames).
+    public internal(set) var timeRange: CMTimeRange
     /// The revision of the request that produced the observation.
     public let requestRevision: Int
 

@@ -125,6 +125,7 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
         do {
             try validate()
             let observations = try process(image)
+            if let time = image.frameTime { for o in observations { o.timeRange = time } }
             let cancelled = state.withLock { s -> Bool in
                 if !s.cancelled { s.results = observations }
                 return s.cancelled

@@ -1,0 +1,165 @@
+import Foundation
+import PVImaging
+import Synchronization
+
+/// Performs requests on the frames of a video file, as Apple's `VNVideoProcessor`.
+///
+/// ```swift
+/// let processor = VNVideoProcessor(url: videoURL)
+/// let segmentation = VNGeneratePersonSegmentationRequest { request, error in
+///     let mask = (request as? VNGeneratePersonSegmentationRequest)?.results?.first   // one frame's mask
+///     print(mask?.timeRange.start.seconds ?? -1)
+/// }
+/// try processor.addRequest(segmentation, processingOptions: VNVideoProcessor.RequestProcessingOptions())
+/// try processor.analyze(CMTimeRange(start: .zero, end: .indefinite))
+/// ```
+///
+/// Frames are decoded with FFmpeg (any container and codec Debian's FFmpeg decodes; rotation metadata is not
+/// applied) and performed in order; each request's completion handler runs once per frame it is due on, with the
+/// frame's time in its observations' `timeRange` (start: the frame's time from the stream's start; duration: one
+/// frame at the stream's average rate). The same request objects are performed on every frame, so stateful
+/// requests (person segmentation) smooth across frames. A request's failure on a frame goes to its completion
+/// handler and the analysis goes on; a video that cannot be read fails ``analyze(_:)``.
+public final class VNVideoProcessor: @unchecked Sendable {  // mutable state guarded by `state`
+    /// How often a request runs, as Apple's `VNVideoProcessor.Cadence` (abstract).
+    public class Cadence: NSObject, NSCopying, @unchecked Sendable {
+        public func copy(with zone: NSZone? = nil) -> Any { self }
+    }
+
+    /// At most `frameRate` frames per second of video.
+    public final class FrameRateCadence: Cadence, @unchecked Sendable {
+        /// Frames per second.
+        public let frameRate: Int
+        public init(_ frameRate: Int) { self.frameRate = frameRate }
+    }
+
+    /// A frame every `timeInterval` seconds of video.
+    public final class TimeIntervalCadence: Cadence, @unchecked Sendable {
+        /// Seconds between frames.
+        public let timeInterval: CFTimeInterval
+        public init(_ timeInterval: CFTimeInterval) { self.timeInterval = timeInterval }
+    }
+
+    /// A request's options, as Apple's `VNVideoProcessor.RequestProcessingOptions`.
+    public final class RequestProcessingOptions: NSObject, NSCopying, @unchecked Sendable {
+        /// How often the request runs; nil: every frame.
+        public var cadence: Cadence?
+        public override init() {}
+        public func copy(with zone: NSZone? = nil) -> Any {
+            let c = RequestProcessingOptions()
+            c.cadence = cadence
+            return c
+        }
+    }
+
+    private struct Entry {
+        let request: VNRequest
+        /// Seconds between runs (0: every frame).
+        let interval: Double
+        /// The video time from which the request is next due.
+        var due: Double = -.infinity
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var cancelled = false
+    }
+
+    private let url: URL
+    private let state = Mutex(State())
+
+    /// A processor for the video at `videoURL` (read when ``analyze(_:)`` runs).
+    public init(url videoURL: URL) { url = videoURL }
+
+    /// Adds a request, before ``analyze(_:)`` or from a completion handler (it then runs from the next frame).
+    /// - Throws: ``VNErrorCode/invalidOption`` for a cadence of zero or less; ``VNErrorCode/invalidArgument`` for a
+    ///   request already added.
+    public func addRequest(_ request: VNRequest, processingOptions: RequestProcessingOptions) throws {
+        let interval: Double
+        switch processingOptions.cadence {
+        case nil: interval = 0
+        case let rate as FrameRateCadence:
+            guard rate.frameRate > 0 else { throw VNError(.invalidOption, "a frame-rate cadence needs a positive rate, not \(rate.frameRate)") }
+            interval = 1 / Double(rate.frameRate)
+        case let time as TimeIntervalCadence:
+            guard time.timeInterval > 0, time.timeInterval.isFinite else {
+                throw VNError(.invalidOption, "a time-interval cadence needs a positive interval, not \(time.timeInterval)")
+            }
+            interval = time.timeInterval
+        default:
+            throw VNError(.invalidOption, "use a FrameRateCadence or a TimeIntervalCadence")
+        }
+        try state.withLock { s in
+            guard !s.entries.contains(where: { $0.request === request }) else {
+                throw VNError(.invalidArgument, "\(type(of: request)) was already added to this video processor")
+            }
+            s.entries.append(Entry(request: request, interval: interval))
+        }
+    }
+
+    /// Removes a request added before.
+    /// - Throws: ``VNErrorCode/invalidArgument`` for a request not added.
+    public func removeRequest(_ request: VNRequest) throws {
+        try state.withLock { s in
+            guard let i = s.entries.firstIndex(where: { $0.request === request }) else {
+                throw VNError(.invalidArgument, "\(type(of: request)) was not added to this video processor")
+            }
+            s.entries.remove(at: i)
+        }
+    }
+
+    /// Performs the requests on every frame whose time lies in `timeRange` (an indefinite or infinite duration runs
+    /// to the end), and returns when done.
+    /// - Throws: ``VNErrorCode/invalidImage`` for a file that is not a readable video; ``VNErrorCode/invalidArgument``
+    ///   for a range with no frame in it; ``VNErrorCode/requestCancelled`` when ``cancel()`` stopped the analysis.
+    public func analyze(_ timeRange: CMTimeRange) throws {
+        state.withLock { s in
+            s.cancelled = false
+            for i in s.entries.indices { s.entries[i].due = -.infinity }
+        }
+        let reader: VideoReader
+        do { reader = try VideoReader(url: url) } catch let e as ImagingError {
+            throw VNError(.invalidImage, "cannot read the video \(url.path): \(e.message)", underlying: e)
+        }
+        let start = timeRange.start.seconds, end = timeRange.end.seconds
+        guard start.isFinite, !end.isNaN, end > start else {
+            throw VNError(.invalidArgument, "the time range \(start)…\(end) s is empty or not finite at its start")
+        }
+        let frameLength = reader.framesPerSecond > 0 ? 1 / reader.framesPerSecond : 0
+        // A frame is in the range when its time is; a small tolerance absorbs the timestamps' rounding.
+        let slack = 1e-6
+        var analysed = 0
+        while true {
+            if state.withLock({ $0.cancelled }) { throw VNError(.requestCancelled, "the video analysis was cancelled") }
+            let next: (frame: PixelBuffer, seconds: Double)?
+            do { next = try reader.nextFrame() } catch let e as ImagingError {
+                throw VNError(.invalidImage, "cannot decode the video \(url.path): \(e.message)", underlying: e)
+            }
+            guard let (frame, seconds) = next, seconds < end - slack else { break }
+            guard seconds >= start - slack else { continue }
+            let due: [VNRequest] = state.withLock { s in
+                var out: [VNRequest] = []
+                for i in s.entries.indices where seconds >= s.entries[i].due - slack {
+                    out.append(s.entries[i].request)
+                    // Due again one interval after the last due time (so the rate holds on average when frames fall
+                    // between), and never before this frame.
+                    let e = s.entries[i]
+                    s.entries[i].due = e.due.isInfinite ? seconds + e.interval : max(e.due + e.interval, seconds)
+                }
+                return out
+            }
+            analysed += 1
+            guard !due.isEmpty else { continue }
+            let time = CMTimeRange(
+                start: CMTime(seconds: seconds, preferredTimescale: 90_000), duration: CMTime(seconds: frameLength, preferredTimescale: 90_000))
+            // Failures reach each request's completion handler; the analysis goes on.
+            try? VNImageRequestHandler(frame: frame, at: time).perform(due)
+        }
+        if analysed == 0 {
+            throw VNError(.invalidArgument, "no frame of \(url.lastPathComponent) lies in the time range \(start)…\(end) s")
+        }
+    }
+
+    /// Stops ``analyze(_:)`` before its next frame (it then throws ``VNErrorCode/requestCancelled``).
+    public func cancel() { state.withLock { $0.cancelled = true } }
+}
