@@ -2,6 +2,7 @@
 
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
+#include <libavutil/display.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
@@ -46,7 +47,7 @@ void pv_video_close(pv_video_reader *r) {
 }
 
 int pv_video_open(const char *path, pv_video_reader **out, int *width, int *height, double *fps, int64_t *frames,
-                  char *err, size_t errlen) {
+                  int *rotation, char *err, size_t errlen) {
     *out = NULL;
     quiet();
     pv_video_reader *r = av_mallocz(sizeof *r);
@@ -78,6 +79,16 @@ int pv_video_open(const char *path, pv_video_reader **out, int *width, int *heig
     int64_t n = s->nb_frames;
     if (n <= 0 && s->duration > 0 && *fps > 0) n = (int64_t)llround(s->duration * av_q2d(s->time_base) * *fps);
     *frames = n > 0 ? n : 0;
+    // The display matrix (phones record upright video as landscape frames plus a rotation): degrees clockwise.
+    *rotation = 0;
+    const uint8_t *matrix = av_stream_get_side_data(s, AV_PKT_DATA_DISPLAYMATRIX, NULL);
+    if (matrix) {
+        double theta = -av_display_rotation_get((const int32_t *)matrix);
+        if (isfinite(theta)) {
+            int degrees = (int)lround(theta / 90.0) * 90 % 360;
+            *rotation = degrees < 0 ? degrees + 360 : degrees;
+        }
+    }
     *out = r;
     return 0;
 }
@@ -156,7 +167,7 @@ void pv_video_writer_free(pv_video_writer *w) {
 }
 
 int pv_video_writer_open(const char *path, const char *format_path, int width, int height, double fps, int crf,
-                         pv_video_writer **out, char *err, size_t errlen) {
+                         int rotation, pv_video_writer **out, char *err, size_t errlen) {
     *out = NULL;
     quiet();
     if (width <= 0 || height <= 0) { set_error(err, errlen, "a video frame needs a positive size", 1); return -1; }
@@ -193,6 +204,11 @@ int pv_video_writer_open(const char *path, const char *format_path, int width, i
     if (rc < 0) { set_error(err, errlen, "cannot set up the video stream", rc); pv_video_writer_free(w); return -1; }
     w->stream->time_base = w->codec->time_base;
     if (fps > 0) w->stream->avg_frame_rate = w->codec->framerate;
+    if (rotation % 360 != 0) {
+        int32_t *matrix = (int32_t *)av_stream_new_side_data(w->stream, AV_PKT_DATA_DISPLAYMATRIX, 9 * sizeof(int32_t));
+        if (!matrix) { set_error(err, errlen, "out of memory", 1); pv_video_writer_free(w); return -1; }
+        av_display_rotation_set(matrix, (double)rotation);  // clockwise, as FFmpeg reads it back (minus the counterclockwise angle)
+    }
     rc = avio_open(&w->format->pb, path, AVIO_FLAG_WRITE);
     if (rc < 0) { set_error(err, errlen, "cannot write the video file", rc); pv_video_writer_free(w); return -1; }
     rc = avformat_write_header(w->format, NULL);

@@ -82,6 +82,31 @@ import Testing
         #expect(leftovers.isEmpty, "\(leftovers)")
     }
 
+    /// A clip stored sideways with a display rotation (as phones record upright video) reads upright, for every
+    /// quarter turn.
+    @Test(arguments: [90, 180, 270])
+    func rotationIsApplied(_ degrees: Int) throws {
+        let url = Self.scratch("turned.mp4")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let upright = try Self.frame(3, width: 160, height: 96)
+        // Store the frame as a player would have to turn it back: the inverse of the rotation.
+        let turn: Orientation = degrees == 90 ? .right : degrees == 180 ? .down : .left
+        let stored = try upright.applying(turn.inverse)
+        let writer = try VideoWriter(url: url, width: stored.width, height: stored.height, framesPerSecond: 10, displayRotation: degrees)
+        try writer.append(stored, at: 0)
+        try writer.finish()
+        let reader = try VideoReader(url: url)
+        #expect(reader.orientation == turn)
+        #expect(reader.width == 160 && reader.height == 96)
+        let (frame, _) = try #require(try reader.nextFrame())
+        #expect(frame.width == 160 && frame.height == 96)
+        // The bright square (x 24–55, y 20–51) is where it was drawn, not turned away.
+        let inside = frame.withUnsafeBytes { $0[36 * frame.bytesPerRow() + 4 * 40 + 2] }
+        let outside = frame.withUnsafeBytes { $0[80 * frame.bytesPerRow() + 4 * 140 + 2] }
+        #expect(inside > 200 && outside < 190, "inside \(inside), outside \(outside)")
+        #expect(throws: ImagingError.self) { try VideoWriter(url: url, width: 64, height: 64, framesPerSecond: 10, displayRotation: 45) }
+    }
+
     /// Odd sizes are kept (4:4:4), not cropped.
     @Test func oddSizes() throws {
         let url = Self.scratch("odd.mkv")

@@ -7,8 +7,8 @@ private func text(_ message: [CChar]) -> String {
 }
 
 /// Reads a video file's frames as `.bgra32` pixel buffers, through FFmpeg (any container and codec Debian's
-/// FFmpeg 5.1 decodes). Frames come in presentation order with their time in seconds from the stream's start.
-/// The stream's rotation metadata is not applied; audio is ignored.
+/// FFmpeg 5.1 decodes). Frames come in presentation order with their time in seconds from the stream's start,
+/// turned upright by the stream's rotation (the display matrix phones write; quarter turns); audio is ignored.
 ///
 /// ```swift
 /// let video = try VideoReader(url: url)
@@ -18,8 +18,11 @@ private func text(_ message: [CChar]) -> String {
 /// Not for use from several threads at once.
 public final class VideoReader {
     private var reader: OpaquePointer?
-    /// The frame size in pixels.
+    /// The size of the (upright) frames in pixels.
     public let width: Int, height: Int
+    /// How the stored frames are turned to be upright (from the stream's rotation).
+    public let orientation: Orientation
+    private let storedWidth: Int, storedHeight: Int
     /// The average frame rate, frames per second (0 when the file does not say).
     public let framesPerSecond: Double
     /// The number of frames the container announces (0 when it does not).
@@ -30,12 +33,20 @@ public final class VideoReader {
     ///   video stream FFmpeg decodes, `.invalidDimensions` / `.tooLarge` for frames `limits` refuses.
     public init(url: URL, limits: ImageLimits = .default) throws {
         if let reason = ImageDecoder.unreadableReason(url) { throw ImagingError(.ioError, "cannot read the video \(url.path): \(reason)") }
-        var w: Int32 = 0, h: Int32 = 0, fps = 0.0, frames: Int64 = 0
+        var w: Int32 = 0, h: Int32 = 0, fps = 0.0, frames: Int64 = 0, rotation: Int32 = 0
         var message = [CChar](repeating: 0, count: 256)
-        guard pv_video_open(url.path, &reader, &w, &h, &fps, &frames, &message, message.count) == 0 else {
+        guard pv_video_open(url.path, &reader, &w, &h, &fps, &frames, &rotation, &message, message.count) == 0 else {
             throw ImagingError(.unsupportedFormat, "cannot read the video \(url.path): \(text(message))")
         }
-        (width, height, framesPerSecond, announcedFrameCount) = (Int(w), Int(h), fps, Int(frames))
+        switch rotation {
+        case 90: orientation = .right
+        case 180: orientation = .down
+        case 270: orientation = .left
+        default: orientation = .up
+        }
+        (storedWidth, storedHeight) = (Int(w), Int(h))
+        let upright = orientation.orientedSize(width: Int(w), height: Int(h))
+        (width, height, framesPerSecond, announcedFrameCount) = (upright.width, upright.height, fps, Int(frames))
         do {
             _ = try PixelBuffer(width: width, height: height, format: .bgra32, limits: limits)
         } catch {
@@ -51,7 +62,7 @@ public final class VideoReader {
     /// - Throws: ``ImagingError`` `.corruptData` when the stream cannot be decoded further.
     public func nextFrame() throws -> (frame: PixelBuffer, seconds: Double)? {
         guard let reader else { return nil }
-        var frame = try PixelBuffer(width: width, height: height, format: .bgra32)
+        var frame = try PixelBuffer(width: storedWidth, height: storedHeight, format: .bgra32)
         var seconds = 0.0
         var message = [CChar](repeating: 0, count: 256)
         let stride = frame.bytesPerRow()
@@ -59,7 +70,7 @@ public final class VideoReader {
             pv_video_next(reader, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(stride), &seconds, &message, message.count)
         }
         if rc < 0 { throw ImagingError(.corruptData, "cannot decode the video: \(text(message))") }
-        return rc == 0 ? nil : (frame, seconds)
+        return rc == 0 ? nil : (try frame.applying(orientation), seconds)
     }
 }
 
@@ -79,10 +90,11 @@ public final class VideoWriter {
     public static let fileExtensions: Set<String> = ["mp4", "m4v", "mov", "mkv"]
 
     /// Starts a video of `width × height` frames at about `framesPerSecond` (a hint for players; each frame has its
-    /// own time), at x264 quality `crf` (0–51, lower is better; default 20).
-    /// - Throws: ``ImagingError`` `.invalidArgument` for another extension or a bad size or quality; `.ioError` when
-    ///   the file cannot be created.
-    public init(url: URL, width: Int, height: Int, framesPerSecond: Double, crf: Int = 20) throws {
+    /// own time), at x264 quality `crf` (0–51, lower is better; default 20). `displayRotation` (0, 90, 180 or 270
+    /// degrees clockwise) is stored for players to turn the frames, as phones record.
+    /// - Throws: ``ImagingError`` `.invalidArgument` for another extension or a bad size, quality or rotation;
+    ///   `.ioError` when the file cannot be created.
+    public init(url: URL, width: Int, height: Int, framesPerSecond: Double, crf: Int = 20, displayRotation: Int = 0) throws {
         let ext = url.pathExtension.lowercased()
         guard Self.fileExtensions.contains(ext) else {
             throw ImagingError(.invalidArgument, "a video is written as \(Self.fileExtensions.sorted().map { "." + $0 }.joined(separator: ", ")), not '.\(ext)'")
@@ -92,11 +104,14 @@ public final class VideoWriter {
         else {
             throw ImagingError(.invalidArgument, "cannot write a \(width)×\(height) video at \(framesPerSecond) fps, crf \(crf)")
         }
+        guard [0, 90, 180, 270].contains(displayRotation) else {
+            throw ImagingError(.invalidArgument, "a video's rotation is 0, 90, 180 or 270 degrees, not \(displayRotation)")
+        }
         self.url = url
         (self.width, self.height) = (width, height)
         temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp")
         var message = [CChar](repeating: 0, count: 256)
-        guard pv_video_writer_open(temporary.path, url.path, Int32(width), Int32(height), framesPerSecond, Int32(crf), &writer, &message, message.count) == 0
+        guard pv_video_writer_open(temporary.path, url.path, Int32(width), Int32(height), framesPerSecond, Int32(crf), Int32(displayRotation), &writer, &message, message.count) == 0
         else {
             try? FileManager.default.removeItem(at: temporary)
             throw ImagingError(.ioError, "cannot write \(url.path): \(text(message))")
