@@ -261,3 +261,100 @@ int pv_video_writer_finish(pv_video_writer *w, char *err, size_t errlen) {
     if (rc < 0) { set_error(err, errlen, "cannot close the video file", rc); return -1; }
     return 0;
 }
+
+/// Opens an input file for remuxing.
+static int open_input(const char *path, AVFormatContext **ctx, char *err, size_t errlen) {
+    int rc = avformat_open_input(ctx, path, NULL, NULL);
+    if (rc < 0) { set_error(err, errlen, "cannot open a file to copy from", rc); return -1; }
+    rc = avformat_find_stream_info(*ctx, NULL);
+    if (rc < 0) { set_error(err, errlen, "cannot read a file's streams", rc); return -1; }
+    return 0;
+}
+
+int pv_video_has_audio(const char *path) {
+    quiet();
+    AVFormatContext *ctx = NULL;
+    if (avformat_open_input(&ctx, path, NULL, NULL) < 0) return 0;
+    int found = avformat_find_stream_info(ctx, NULL) >= 0 && av_find_best_stream(ctx, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0) >= 0;
+    avformat_close_input(&ctx);
+    return found;
+}
+
+int pv_video_mux_audio(const char *video_path, const char *audio_path, const char *out_path, const char *format_path,
+                       char *err, size_t errlen) {
+    quiet();
+    AVFormatContext *vin = NULL, *ain = NULL, *out = NULL;
+    AVPacket *packet = av_packet_alloc();
+    int result = -1, rc;
+    if (!packet) { set_error(err, errlen, "out of memory", 1); goto done; }
+    if (open_input(video_path, &vin, err, errlen) < 0 || open_input(audio_path, &ain, err, errlen) < 0) goto done;
+    int vs = av_find_best_stream(vin, AVMEDIA_TYPE_VIDEO, -1, -1, NULL, 0);
+    int as = av_find_best_stream(ain, AVMEDIA_TYPE_AUDIO, -1, -1, NULL, 0);
+    if (vs < 0 || as < 0) { set_error(err, errlen, "no video or no audio stream to copy", 1); goto done; }
+    rc = avformat_alloc_output_context2(&out, NULL, NULL, format_path);
+    if (rc < 0 || !out) { set_error(err, errlen, "no container for that file name", rc); goto done; }
+    AVStream *ov = avformat_new_stream(out, NULL), *oa = avformat_new_stream(out, NULL);
+    if (!ov || !oa) { set_error(err, errlen, "out of memory", 1); goto done; }
+    if ((rc = avcodec_parameters_copy(ov->codecpar, vin->streams[vs]->codecpar)) < 0
+        || (rc = avcodec_parameters_copy(oa->codecpar, ain->streams[as]->codecpar)) < 0) {
+        set_error(err, errlen, "cannot copy the streams' parameters", rc);
+        goto done;
+    }
+    ov->codecpar->codec_tag = 0;
+    oa->codecpar->codec_tag = 0;
+    ov->time_base = vin->streams[vs]->time_base;
+    oa->time_base = ain->streams[as]->time_base;
+    ov->avg_frame_rate = vin->streams[vs]->avg_frame_rate;
+    rc = avio_open(&out->pb, out_path, AVIO_FLAG_WRITE);
+    if (rc < 0) { set_error(err, errlen, "cannot write the video file", rc); goto done; }
+    rc = avformat_write_header(out, NULL);
+    if (rc < 0) { set_error(err, errlen, "the container cannot hold this audio", rc); goto done; }
+    // The audio up to the video's end, interleaved by time (the muxer orders what it is given).
+    double video_end = 0;
+    {
+        AVStream *s = vin->streams[vs];
+        if (s->duration > 0) video_end = s->duration * av_q2d(s->time_base);
+        else if (vin->duration > 0) video_end = vin->duration / (double)AV_TIME_BASE;
+    }
+    int64_t audio_start = ain->streams[as]->start_time == AV_NOPTS_VALUE ? 0 : ain->streams[as]->start_time;
+    int video_done = 0, audio_done = 0;
+    double video_at = 0, audio_at = 0;
+    while (!video_done || !audio_done) {
+        int take_video = !video_done && (audio_done || video_at <= audio_at);
+        AVFormatContext *in = take_video ? vin : ain;
+        int want = take_video ? vs : as;
+        rc = av_read_frame(in, packet);
+        if (rc == AVERROR_EOF) { if (take_video) video_done = 1; else audio_done = 1; continue; }
+        if (rc < 0) { set_error(err, errlen, "cannot read a file to copy from", rc); goto done; }
+        if (packet->stream_index != want) { av_packet_unref(packet); continue; }
+        AVStream *is = in->streams[want], *os = take_video ? ov : oa;
+        if (!take_video) {
+            // Audio times from the audio stream's start, so it lines up with the video's first frame at 0.
+            if (packet->pts != AV_NOPTS_VALUE) packet->pts -= audio_start;
+            if (packet->dts != AV_NOPTS_VALUE) packet->dts -= audio_start;
+            double t = packet->pts == AV_NOPTS_VALUE ? audio_at : packet->pts * av_q2d(is->time_base);
+            if (video_end > 0 && t >= video_end) { av_packet_unref(packet); audio_done = 1; continue; }
+            if (t < 0) { av_packet_unref(packet); continue; }
+            audio_at = t;
+        } else if (packet->dts != AV_NOPTS_VALUE) {
+            video_at = packet->dts * av_q2d(is->time_base);
+        }
+        av_packet_rescale_ts(packet, is->time_base, os->time_base);
+        packet->stream_index = os->index;
+        packet->pos = -1;
+        rc = av_interleaved_write_frame(out, packet);
+        if (rc < 0) { set_error(err, errlen, "cannot write the video file", rc); goto done; }
+    }
+    rc = av_write_trailer(out);
+    if (rc < 0) { set_error(err, errlen, "cannot finish the video file", rc); goto done; }
+    result = 0;
+done:
+    av_packet_free(&packet);
+    if (out) {
+        if (out->pb) avio_closep(&out->pb);
+        avformat_free_context(out);
+    }
+    avformat_close_input(&vin);
+    avformat_close_input(&ain);
+    return result;
+}

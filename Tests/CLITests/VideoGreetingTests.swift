@@ -51,6 +51,31 @@ import Testing
         #expect(frames == 10)
     }
 
+    /// The greeting keeps the video's sound.
+    @Test func soundIsKept() throws {
+        let silent = CLITests.scratch("silent.mkv"), input = CLITests.scratch("with-sound.mkv"), output = CLITests.scratch("greeting.mkv")
+        let wav = CLITests.scratch("tone.wav")
+        defer { for f in [silent, input, output, wav] { try? FileManager.default.removeItem(at: f) } }
+        // A 2-second tone as 16-bit PCM, muxed into the clip (Matroska holds PCM).
+        var data = Data()
+        func append<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
+        let count = 16000
+        data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + 2 * count)); data.append(contentsOf: Array("WAVEfmt ".utf8))
+        append(UInt32(16)); append(UInt16(1)); append(UInt16(1)); append(UInt32(8000)); append(UInt32(16000)); append(UInt16(2)); append(UInt16(16))
+        data.append(contentsOf: Array("data".utf8)); append(UInt32(2 * count))
+        for i in 0..<count { append(Int16(8000 * sin(2 * Double.pi * 440 * Double(i) / 8000))) }
+        try data.write(to: wav)
+        try Self.clip(silent)
+        let muxer = try VideoWriter(url: input, width: 320, height: 192, framesPerSecond: 25)
+        let reader = try VideoReader(url: silent)
+        while let (frame, seconds) = try reader.nextFrame() { try muxer.append(frame, at: seconds) }
+        #expect(try muxer.finish(copyingAudioFrom: wav) == .copied)
+
+        let r = try CLITests.run(["greet", input.path, "--background", "#00ff00", "-o", output.path, "--quality", "fast"])
+        #expect(r.status == 0 && r.stdout.contains("sound copied"), "\(r.stdout) \(r.stderr)")
+        #expect(VideoReader.hasAudioStream(at: output))
+    }
+
     @Test func badVideoArgumentsWriteNothing() throws {
         let input = CLITests.scratch("clip.mp4"), output = CLITests.scratch("greeting.mp4")
         defer { for f in [input, output] { try? FileManager.default.removeItem(at: f) } }

@@ -107,6 +107,46 @@ import Testing
         #expect(throws: ImagingError.self) { try VideoWriter(url: url, width: 64, height: 64, framesPerSecond: 10, displayRotation: 45) }
     }
 
+    /// A mono 16-bit WAV file of a 440 Hz tone, `seconds` long at 8 kHz.
+    static func tone(_ url: URL, seconds: Double) throws {
+        let rate = 8000, count = Int(Double(rate) * seconds)
+        var data = Data()
+        func append<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + 2 * count)); data.append(contentsOf: Array("WAVEfmt ".utf8))
+        append(UInt32(16)); append(UInt16(1)); append(UInt16(1)); append(UInt32(rate)); append(UInt32(2 * rate)); append(UInt16(2)); append(UInt16(16))
+        data.append(contentsOf: Array("data".utf8)); append(UInt32(2 * count))
+        for i in 0..<count { append(Int16(8000 * sin(2 * Double.pi * 440 * Double(i) / Double(rate)))) }
+        try data.write(to: url)
+    }
+
+    /// The audio of another file is copied in where the container holds it; where it does not, the video is still
+    /// written, without sound, and the reason is given.
+    @Test func audioIsCopiedWhereTheContainerHoldsIt() throws {
+        let wav = Self.scratch("tone.wav"), mkv = Self.scratch("with-sound.mkv"), mp4 = Self.scratch("no-sound.mp4")
+        defer { for f in [wav, mkv, mp4] { try? FileManager.default.removeItem(at: f) } }
+        try Self.tone(wav, seconds: 2)
+        #expect(VideoReader.hasAudioStream(at: wav))
+        func clip(_ url: URL) throws -> VideoWriter {
+            let writer = try VideoWriter(url: url, width: 64, height: 48, framesPerSecond: 10)
+            for k in 0..<10 { try writer.append(try Self.frame(k, width: 64, height: 48), at: Double(k) / 10) }
+            return writer
+        }
+        #expect(try clip(mkv).finish(copyingAudioFrom: wav) == .copied)
+        #expect(VideoReader.hasAudioStream(at: mkv))
+        let reader = try VideoReader(url: mkv)
+        var frames = 0
+        while try reader.nextFrame() != nil { frames += 1 }
+        #expect(frames == 10)
+        // MP4 cannot hold 16-bit PCM in this FFmpeg: the video comes without it.
+        let outcome = try clip(mp4).finish(copyingAudioFrom: wav)
+        if case .dropped(let reason) = outcome { #expect(!reason.isEmpty) } else { Issue.record("PCM in MP4: \(outcome)") }
+        #expect(FileManager.default.fileExists(atPath: mp4.path) && !VideoReader.hasAudioStream(at: mp4))
+        // A source without sound: nothing to copy.
+        let silent = Self.scratch("silent.mkv")
+        defer { try? FileManager.default.removeItem(at: silent) }
+        #expect(try clip(silent).finish(copyingAudioFrom: mkv.deletingPathExtension().appendingPathExtension("none")) == .none)
+    }
+
     /// Odd sizes are kept (4:4:4), not cropped.
     @Test func oddSizes() throws {
         let url = Self.scratch("odd.mkv")

@@ -39,4 +39,14 @@ int pv_video_writer_finish(pv_video_writer *w, char *err, size_t errlen);
 /// Frees a writer (finished or not; an unfinished file is left incomplete for the caller to delete).
 void pv_video_writer_free(pv_video_writer *w);
 
+/// Whether `path` has an audio stream FFmpeg can read.
+int pv_video_has_audio(const char *path);
+
+/// Writes `out_path` (container from `format_path`'s extension) with the video stream of `video_path` and the
+/// audio stream of `audio_path`, both copied as they are (no re-encoding), the audio cut at the video's end and
+/// timed from its own start. Returns 0, or a negative value with a message (for example when the container
+/// cannot hold that audio codec).
+int pv_video_mux_audio(const char *video_path, const char *audio_path, const char *out_path, const char *format_path,
+                       char *err, size_t errlen);
+
 #endif

@@ -58,6 +58,9 @@ public final class VideoReader {
 
     deinit { pv_video_close(reader) }
 
+    /// Whether the file at `url` has an audio stream FFmpeg reads.
+    public static func hasAudioStream(at url: URL) -> Bool { pv_video_has_audio(url.path) != 0 }
+
     /// The next frame and its time in seconds, or `nil` at the end.
     /// - Throws: ``ImagingError`` `.corruptData` when the stream cannot be decoded further.
     public func nextFrame() throws -> (frame: PixelBuffer, seconds: Double)? {
@@ -145,9 +148,22 @@ public final class VideoWriter {
         }
     }
 
-    /// Flushes the encoder and moves the finished file into place.
+    /// What ``finish(copyingAudioFrom:)`` did with the audio.
+    public enum AudioCopy: Sendable, Equatable {
+        /// No audio was asked for, or the source has none.
+        case none
+        /// The source's audio stream was copied (not re-encoded), cut at the video's end.
+        case copied
+        /// The source's audio could not be copied (for example a codec the container cannot hold); the video is
+        /// written without it.
+        case dropped(reason: String)
+    }
+
+    /// Flushes the encoder and moves the finished file into place; with `source`, its audio stream is copied in
+    /// (as it is, timed from its own start, cut at the video's end).
     /// - Throws: ``ImagingError`` `.encodingFailed` or `.ioError`; the file is then not written.
-    public func finish() throws {
+    @discardableResult
+    public func finish(copyingAudioFrom source: URL? = nil) throws -> AudioCopy {
         guard let writer else { throw ImagingError(.ioError, "the video \(url.path) is already finished") }
         var message = [CChar](repeating: 0, count: 256)
         let rc = pv_video_writer_finish(writer, &message, message.count)
@@ -157,10 +173,24 @@ public final class VideoWriter {
             try? FileManager.default.removeItem(at: temporary)
             throw ImagingError(.encodingFailed, "cannot finish \(url.path): \(text(message))")
         }
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
+        var audio = AudioCopy.none
+        var finished = temporary
+        if let source, pv_video_has_audio(source.path) != 0 {
+            let muxed = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UInt64.random(in: 0...UInt64.max)).tmp")
+            if pv_video_mux_audio(temporary.path, source.path, muxed.path, url.path, &message, message.count) == 0 {
+                try? FileManager.default.removeItem(at: temporary)
+                finished = muxed
+                audio = .copied
+            } else {
+                try? FileManager.default.removeItem(at: muxed)
+                audio = .dropped(reason: text(message))
+            }
+        }
+        guard rename(finished.path, url.path) == 0 else {
+            let reason = String(validatingCString: strerror(errno)) ?? "error \(errno)"
+            try? FileManager.default.removeItem(at: finished)
             throw ImagingError(.ioError, "cannot write \(url.path): \(reason)")
         }
+        return audio
     }
 }

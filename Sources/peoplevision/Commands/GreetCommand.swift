@@ -12,7 +12,7 @@ struct GreetCommand: ParsableCommand {
             Built exactly like Apple's sample: a person-segmentation request, then Core Image's blendWithRedMask. \
             A video (.mp4, .m4v, .mov, .mkv, .webm, .avi) is greeted frame by frame with one request reused through a \
             VNSequenceRequestHandler, so the mask is smoothed over time, and written as H.264 (.mp4, .m4v, .mov or \
-            .mkv) with the input's frame times; progress goes to standard error. Audio is not copied.
+            .mkv) with the input's frame times and its audio copied as it is; progress goes to standard error.
             """)
 
     @Argument(help: "The photo or video with people.") var image: String
@@ -54,7 +54,8 @@ struct GreetCommand: ParsableCommand {
         if isVideo {
             let done = try VideoGreeting.make(
                 video: URL(fileURLWithPath: image), backdrop: backdrop, quality: quality, output: URL(fileURLWithPath: output))
-            print("\(output): \(done.width)×\(done.height), \(done.frames) frames, \(quality.rawValue) mask")
+            let sound = done.audio == .copied ? ", sound copied" : ""
+            print("\(output): \(done.width)×\(done.height), \(done.frames) frames, \(quality.rawValue) mask\(sound)")
             return
         }
         let size = try Greeting.make(photo: URL(fileURLWithPath: image), backdrop: backdrop, quality: quality,

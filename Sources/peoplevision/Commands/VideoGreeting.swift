@@ -13,11 +13,12 @@ enum VideoGreeting {
     /// Input extensions read as video.
     static let inputExtensions: Set<String> = ["mp4", "m4v", "mov", "mkv", "webm", "avi"]
 
-    /// Greets every frame of `video` into `output` and returns the frame size and count. Progress (every second of
-    /// work) goes to standard error. Nothing is written unless every frame was greeted.
+    /// Greets every frame of `video` into `output`, copies its audio in (as it is), and returns the frame size and
+    /// count and what became of the audio. Progress (every second of work) goes to standard error. Nothing is written
+    /// unless every frame was greeted.
     @discardableResult
     static func make(video: URL, backdrop: Greeting.Backdrop, quality: QualityOption, output: URL) throws
-        -> (width: Int, height: Int, frames: Int)
+        -> (width: Int, height: Int, frames: Int, audio: VideoWriter.AudioCopy)
     {
         let reader: VideoReader
         do { reader = try VideoReader(url: video) } catch let e as ImagingError { throw CommandFailure(e.message) }
@@ -107,8 +108,11 @@ enum VideoGreeting {
         encoded.wait()
         if let failure = encoding.withLock({ $0 }) { throw failure }
         guard frames > 0 else { throw CommandFailure("\(video.path) has no frames") }
-        try writer.finish()
-        return (reader.width, reader.height, frames)
+        let audio = try writer.finish(copyingAudioFrom: video)
+        if case .dropped(let reason) = audio {
+            FileHandle.standardError.write(Data("greet: the greeting has no sound: the audio could not be copied (\(reason))\n".utf8))
+        }
+        return (reader.width, reader.height, frames, audio)
     }
 }
 
