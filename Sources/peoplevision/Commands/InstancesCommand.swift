@@ -73,6 +73,9 @@ struct InstancesCommand: ParsableCommand {
             files.append((canvas.picture, overlay))
         }
         if let cutout {
+            if crop && result.allInstances.isEmpty && !chosen.contains(0) {
+                throw CommandFailure("nobody was found in \(image), so there is no one to cut out (nothing was written)")
+            }
             let masked = try result.generateMaskedImage(ofInstances: chosen, from: handler, croppedToInstancesExtent: crop)
             files.append((try InstanceRecords.straightRGBA(masked.pixelBuffer), cutout))
         }
