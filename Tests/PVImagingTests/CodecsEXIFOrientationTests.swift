@@ -1,4 +1,5 @@
 import Foundation
+import PVTestSupport
 import Testing
 
 @testable import PVImaging
@@ -134,5 +135,22 @@ import Testing
                 #expect(EXIF.orientation(in: Array("Exif".utf8) + [0, 0] + tiff) == Orientation(exifValue: value))
             }
         }
+    }
+}
+
+/// The EXIF 35 mm-equivalent focal length (the 3D body pose's camera when no intrinsics are given).
+@Suite struct EXIFFocalLengthTests {
+    @Test(arguments: [false, true])
+    func readFromAJPEG(bigEndian: Bool) throws {
+        let pixels = try PixelBuffer(width: 16, height: 8, format: .rgba32)
+        let plain = try ImageEncoder.encode(pixels, as: .jpeg())
+        #expect(try ImageDecoder.decode(data: plain).focalLengthIn35mmFilm == nil)
+        let tagged = EXIFBlocks.jpeg(plain, withEXIF: EXIFBlocks.focalLength35mm(77, bigEndian: bigEndian))
+        #expect(try ImageDecoder.decode(data: tagged).focalLengthIn35mmFilm == 77)
+        // A broken pointer or a zero focal length reads as none; the image still decodes.
+        var broken = EXIFBlocks.focalLength35mm(77, bigEndian: bigEndian)
+        broken[bigEndian ? 21 : 18] = 0xF0  // the Exif IFD offset points past the block
+        #expect(try ImageDecoder.decode(data: EXIFBlocks.jpeg(plain, withEXIF: broken)).focalLengthIn35mmFilm == nil)
+        #expect(try ImageDecoder.decode(data: EXIFBlocks.jpeg(plain, withEXIF: EXIFBlocks.focalLength35mm(0))).focalLengthIn35mmFilm == nil)
     }
 }

@@ -80,8 +80,9 @@ import Testing
         for i in hidden.landmarks.indices { hidden.landmarks[i].visibility = 0 }
         let placed = BodyPose3D(person: hidden, intrinsics: k)
         #expect((placed?.position(.root).z ?? 0) >= BodyPose3D.minimumDepth)
-        // A 26 mm-equivalent lens spans the longer side with 36 mm.
+        // A 26 mm-equivalent lens: the image's diagonal spans a 36 × 24 mm frame's (43.27 mm).
         let assumed = CameraIntrinsics.assumed(width: 1920, height: 1080)
-        #expect(abs(assumed.fx - 1920 * 26.0 / 36) < 1e-9 && assumed.cx == 960 && assumed.cy == 540)
+        #expect(abs(assumed.fx - (1920.0 * 1920 + 1080 * 1080).squareRoot() * 26 / (36.0 * 36 + 24 * 24).squareRoot()) < 1e-9)
+        #expect(assumed.cx == 960 && assumed.cy == 540 && assumed.fy == assumed.fx)
     }
 }

@@ -113,6 +113,26 @@ import Testing
         #expect(abs(za.x - zb.x) < 0.1 && abs(za.z - zb.z) < 0.15 * abs(zb.z), "\(za) against \(zb)")
     }
 
+    /// A photo's EXIF 35 mm-equivalent focal length is its camera when no intrinsics are given: a 77 mm (telephoto)
+    /// shot puts her about three times as far as the 26 mm default.
+    @Test func exifFocalLengthSetsTheCamera() throws {
+        let astronaut = try ImageDecoder.decode(contentsOf: try TestFiles.installed("astronaut.png")).pixels
+        let jpeg = try ImageEncoder.encode(astronaut, as: .jpeg(quality: 95))
+        let plain = FileManager.default.temporaryDirectory.appendingPathComponent("pv-exif-\(UUID().uuidString)-26.jpg")
+        let tele = FileManager.default.temporaryDirectory.appendingPathComponent("pv-exif-\(UUID().uuidString)-77.jpg")
+        defer { for f in [plain, tele] { try? FileManager.default.removeItem(at: f) } }
+        try jpeg.write(to: plain)
+        try EXIFBlocks.jpeg(jpeg, withEXIF: EXIFBlocks.focalLength35mm(77)).write(to: tele)
+        let wide = try #require(try Self.perform(plain)), long = try #require(try Self.perform(tele))
+        let ratio = try long.cameraRelativePosition(.root).columns.3.z / wide.cameraRelativePosition(.root).columns.3.z
+        #expect(ratio > 2.6 && ratio < 3.4, "ratio \(ratio) for 77 / 26 = 2.96")
+        // Given intrinsics win over EXIF.
+        let k = simd_float3x3(SIMD3(500, 0, 0), SIMD3(0, 500, 0), SIMD3(256, 256, 1))
+        let given = try #require(try Self.perform(tele, options: [.cameraIntrinsics: k]))
+        let direct = try #require(try Self.perform(plain, options: [.cameraIntrinsics: k]))
+        #expect(abs(try given.cameraRelativePosition(.root).columns.3.z - direct.cameraRelativePosition(.root).columns.3.z) < 0.05)
+    }
+
     @Test func nobodyNoResult() throws {
         #expect(try Self.perform(try TestFiles.installed("chelsea.png")) == nil)
     }

@@ -32,6 +32,11 @@ public struct DecodedImage: Sendable {
     public var hasAlpha: Bool
     /// The raw EXIF block (a TIFF structure, without the `Exif\0\0` prefix) when the file has one.
     public var exif: Data?
+
+    /// The EXIF 35 mm-equivalent focal length in millimetres (`FocalLengthIn35mmFilm`), when the file has one.
+    public var focalLengthIn35mmFilm: Double? {
+        exif.flatMap { data in data.withUnsafeBytes { EXIF.focalLengthIn35mmFilm(in: $0) } }
+    }
 }
 
 /// What a file's header says, read without decoding pixels (see ``ImageDecoder/info(data:)``).

@@ -48,6 +48,46 @@ enum EXIF {
         return nil
     }
 
+    /// The 35 mm-equivalent focal length (tag 0xA405 of the Exif IFD, which IFD0's tag 0x8769 points to), in
+    /// millimetres, or nil when absent, zero or malformed.
+    static func focalLengthIn35mmFilm(in block: UnsafeRawBufferPointer) -> Double? {
+        var tiff = block
+        if tiff.count >= 6, tiff[0] == 0x45, tiff[1] == 0x78, tiff[2] == 0x69, tiff[3] == 0x66, tiff[4] == 0, tiff[5] == 0 {
+            tiff = UnsafeRawBufferPointer(rebasing: tiff[6...])
+        }
+        guard tiff.count >= 8 else { return nil }
+        let bigEndian: Bool
+        switch (tiff[0], tiff[1]) {
+        case (0x49, 0x49): bigEndian = false
+        case (0x4D, 0x4D): bigEndian = true
+        default: return nil
+        }
+        func u16(_ at: Int) -> UInt16? {
+            guard at >= 0, at + 2 <= tiff.count else { return nil }
+            let a = UInt16(tiff[at]), b = UInt16(tiff[at + 1])
+            return bigEndian ? a << 8 | b : b << 8 | a
+        }
+        func u32(_ at: Int) -> UInt32? {
+            guard let hi = u16(bigEndian ? at : at + 2), let lo = u16(bigEndian ? at + 2 : at) else { return nil }
+            return UInt32(hi) << 16 | UInt32(lo)
+        }
+        /// The value-or-offset field of `tag` in the IFD at `ifd`, with its type.
+        func entry(_ tag: UInt16, in ifd: Int) -> (type: UInt16, at: Int)? {
+            guard let count = u16(ifd), count < 1000 else { return nil }
+            for index in 0..<Int(count) {
+                let e = ifd + 2 + 12 * index
+                guard let t = u16(e), let type = u16(e + 2) else { return nil }
+                if t == tag { return (type, e + 8) }
+            }
+            return nil
+        }
+        guard u16(2) == 42, let ifd0 = u32(4), let pointer = entry(0x8769, in: Int(ifd0)), pointer.type == 4,
+            let exifIFD = u32(pointer.at), let focal = entry(0xA405, in: Int(exifIFD)), focal.type == 3,
+            let millimetres = u16(focal.at), millimetres > 0
+        else { return nil }
+        return Double(millimetres)
+    }
+
     static func orientation(in block: [UInt8]?) -> Orientation? {
         guard let block else { return nil }
         return block.withUnsafeBytes { orientation(in: $0) }

@@ -16,10 +16,12 @@ public struct CameraIntrinsics: Sendable, Hashable {
     /// without intrinsics.
     public static let defaultEquivalentFocalLength = 26.0
 
-    /// A camera with a `focalLength35mm` lens (35 mm-equivalent: the 36 mm frame width spans the image's longer
-    /// side), square pixels, principal point at the image's centre.
+    /// A camera with a `focalLength35mm` lens (35 mm-equivalent, as EXIF's `FocalLengthIn35mmFilm`: the image's
+    /// diagonal spans the 43.27 mm diagonal of a 36 × 24 mm frame), square pixels, principal point at the image's
+    /// centre.
     public static func assumed(width: Int, height: Int, focalLength35mm: Double = defaultEquivalentFocalLength) -> CameraIntrinsics {
-        let f = Double(max(width, height)) * focalLength35mm / 36
+        let diagonal = (Double(width * width) + Double(height * height)).squareRoot()
+        let f = diagonal * focalLength35mm / (36 * 36 + 24 * 24).squareRoot()
         return CameraIntrinsics(fx: f, fy: f, cx: Double(width) / 2, cy: Double(height) / 2)
     }
 

@@ -21,7 +21,8 @@ import PVPerception
 /// from the pose landmarker's world landmarks (metres, MediaPipe's GHUM model), mapped and placed in front of the
 /// camera as ``BodyPose3D`` documents and ``VNHumanBodyPose3DObservation`` describes. At most one observation,
 /// always with all 17 joints. Camera intrinsics come from the handler's `VNImageOption.cameraIntrinsics` (a
-/// `matrix_float3x3`, or `Data` holding one, in pixels of the image), else a 26 mm-equivalent lens is assumed. Depth
+/// `matrix_float3x3`, or `Data` holding one, in pixels of the image), else from the file's EXIF 35 mm-equivalent
+/// focal length (`FocalLengthIn35mmFilm`, which phones write), else a 26 mm-equivalent lens is assumed. Depth
 /// input is not supported: the height is always the 1.8-m reference.
 /// Reused on frames, the request does not smooth its results.
 public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked Sendable {
@@ -65,7 +66,8 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
     override func process(_ image: VNImageContext) throws -> [VNObservation] {
         let region = try image.region(regionOfInterest)
         let origin = image.pixelRect(for: regionOfInterest)
-        var intrinsics = try Self.intrinsics(image.options[.cameraIntrinsics], width: image.image.width, height: image.image.height)
+        var intrinsics = try Self.intrinsics(
+            image.options[.cameraIntrinsics], width: image.image.width, height: image.image.height, focalLength35mm: image.focalLength35mm)
         intrinsics.cx -= Double(origin.x)
         intrinsics.cy -= Double(origin.y)
         let people = try VNHumanPipelines.people(in: image, region: regionOfInterest, image: region, multiScale: false)
@@ -91,11 +93,14 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
     }
 
     /// The camera intrinsics an option value gives (`matrix_float3x3`, or `Data` holding one: three columns of
-    /// three floats, each column padded to four as `simd` stores them, or packed), else the assumed lens.
+    /// three floats, each column padded to four as `simd` stores them, or packed), else a lens of the file's EXIF
+    /// 35 mm-equivalent focal length, else a 26 mm-equivalent one.
     /// - Throws: ``VNErrorCode/invalidOption`` for a value of another type, or intrinsics that are not a camera
     ///   (focal lengths not positive, values not finite).
-    static func intrinsics(_ value: Any?, width: Int, height: Int) throws -> CameraIntrinsics {
-        guard let value else { return .assumed(width: width, height: height) }
+    static func intrinsics(_ value: Any?, width: Int, height: Int, focalLength35mm: Double? = nil) throws -> CameraIntrinsics {
+        guard let value else {
+            return .assumed(width: width, height: height, focalLength35mm: focalLength35mm ?? CameraIntrinsics.defaultEquivalentFocalLength)
+        }
         var k: simd_float3x3
         switch value {
         case let m as simd_float3x3: k = m

@@ -95,7 +95,8 @@ open class VNRecognizedPoints3DObservation: VNObservation, @unchecked Sendable {
 /// Joint transforms carry no rotation. ``bodyHeight`` is Vision's reference height, 1.8 m
 /// (``heightEstimation`` `.reference`): the skeleton is scaled to it, so distances to the camera are those of a
 /// 1.8-m person. ``pointInImage(_:)`` projects through the handler's camera intrinsics
-/// (`VNImageOption.cameraIntrinsics`) or, without them, a 26 mm-equivalent lens (a phone's main camera).
+/// (`VNImageOption.cameraIntrinsics`) or, without them, the file's EXIF 35 mm-equivalent focal length, else a 26
+/// mm-equivalent lens (a phone's main camera).
 public final class VNHumanBodyPose3DObservation: VNRecognizedPoints3DObservation, @unchecked Sendable {
     /// A 3-D body joint's name, as Apple's `VNHumanBodyPose3DObservation.JointName`.
     public struct JointName: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

@@ -25,6 +25,8 @@ final class VNImageContext: @unchecked Sendable {
     let handlerID: ObjectIdentifier
     /// The video frame's time, when a ``VNVideoProcessor`` performs the requests: their observations carry it.
     var frameTime: CMTimeRange?
+    /// The file's EXIF 35 mm-equivalent focal length, when the handler decoded a file that has one.
+    var focalLength35mm: Double?
 
     /// The regions of interest of the face landmarks and capture-quality requests in the current `perform` that detect
     /// their own faces: a rectangles request on one of them starts the iris-refining mesh early for them.
@@ -215,15 +217,17 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         if let c = prepared.withLock({ $0 }) { return c }
         if let side = sufficientSide {
             if let c = reduced.withLock({ $0 }), max(c.image.width, c.image.height) >= side { return c }
-            if let image = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: side) {
+            if let (image, focal) = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: side) {
                 let context = VNImageContext(image: image, options: options, handlerID: ObjectIdentifier(self))
+                context.focalLength35mm = focal
                 context.frameTime = frameTime
                 reduced.withLock { $0 = context }
                 return context
             }
         }
-        let image = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: nil)!
+        let (image, focal) = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: nil)!
         let context = VNImageContext(image: image, options: options, handlerID: ObjectIdentifier(self))
+        context.focalLength35mm = focal
         context.frameTime = frameTime
         prepared.withLock { $0 = context }
         return context
@@ -244,9 +248,10 @@ public final class VNImageRequestHandler: @unchecked Sendable {
 
     /// Decodes the source; with a `sufficientSide`, only when a smaller decode is possible (else nil).
     private static func load(_ source: Source, orientation: CGImagePropertyOrientation?, sufficientSide: Int?) throws
-        -> PixelBuffer?
+        -> (pixels: PixelBuffer, focalLength35mm: Double?)?
     {
         var pixels: PixelBuffer
+        var focalLength: Double?
         var options = ImageDecoder.Options()
         options.applyOrientation = orientation == nil
         func minimumSize(_ info: ImageInfo, _ side: Int) -> (width: Int, height: Int)? {
@@ -263,7 +268,9 @@ public final class VNImageRequestHandler: @unchecked Sendable {
                 guard let size = minimumSize(try ImageDecoder.info(data: data), side) else { return nil }
                 options.minimumSize = size
             }
-            pixels = try ImageDecoder.decode(data: data, options: options).pixels
+            let decoded = try ImageDecoder.decode(data: data, options: options)
+            pixels = decoded.pixels
+            focalLength = decoded.focalLengthIn35mmFilm
         case .pixels(let p):
             if sufficientSide != nil { return nil }
             pixels = p
@@ -274,7 +281,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         if let orientation, orientation != .up {
             pixels = try pixels.applying(orientation.imaging)
         }
-        return pixels
+        return (pixels, focalLength)
     }
 }
 
