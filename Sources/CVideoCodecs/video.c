@@ -150,7 +150,6 @@ struct pv_video_writer {
     struct SwsContext *sws;
     int width, height;
     int64_t last_pts;
-    int header_written;
 };
 
 void pv_video_writer_free(pv_video_writer *w) {
@@ -213,7 +212,6 @@ int pv_video_writer_open(const char *path, const char *format_path, int width, i
     if (rc < 0) { set_error(err, errlen, "cannot write the video file", rc); pv_video_writer_free(w); return -1; }
     rc = avformat_write_header(w->format, NULL);
     if (rc < 0) { set_error(err, errlen, "cannot write the video header", rc); pv_video_writer_free(w); return -1; }
-    w->header_written = 1;
     w->frame->format = w->codec->pix_fmt;
     w->frame->width = width;
     w->frame->height = height;

@@ -57,14 +57,7 @@ import Testing
         let wav = CLITests.scratch("tone.wav")
         defer { for f in [silent, input, output, wav] { try? FileManager.default.removeItem(at: f) } }
         // A 2-second tone as 16-bit PCM, muxed into the clip (Matroska holds PCM).
-        var data = Data()
-        func append<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        let count = 16000
-        data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + 2 * count)); data.append(contentsOf: Array("WAVEfmt ".utf8))
-        append(UInt32(16)); append(UInt16(1)); append(UInt16(1)); append(UInt32(8000)); append(UInt32(16000)); append(UInt16(2)); append(UInt16(16))
-        data.append(contentsOf: Array("data".utf8)); append(UInt32(2 * count))
-        for i in 0..<count { append(Int16(8000 * sin(2 * Double.pi * 440 * Double(i) / 8000))) }
-        try data.write(to: wav)
+        try AudioFiles.tone(seconds: 2).write(to: wav)
         try Self.clip(silent)
         let muxer = try VideoWriter(url: input, width: 320, height: 192, framesPerSecond: 25)
         let reader = try VideoReader(url: silent)

@@ -1,5 +1,6 @@
 import Foundation
 import PVImaging
+import PVTestSupport
 import Testing
 
 /// Video files through FFmpeg: what is written reads back, and bad input fails cleanly.
@@ -107,24 +108,12 @@ import Testing
         #expect(throws: ImagingError.self) { try VideoWriter(url: url, width: 64, height: 64, framesPerSecond: 10, displayRotation: 45) }
     }
 
-    /// A mono 16-bit WAV file of a 440 Hz tone, `seconds` long at 8 kHz.
-    static func tone(_ url: URL, seconds: Double) throws {
-        let rate = 8000, count = Int(Double(rate) * seconds)
-        var data = Data()
-        func append<T: FixedWidthInteger>(_ v: T) { withUnsafeBytes(of: v.littleEndian) { data.append(contentsOf: $0) } }
-        data.append(contentsOf: Array("RIFF".utf8)); append(UInt32(36 + 2 * count)); data.append(contentsOf: Array("WAVEfmt ".utf8))
-        append(UInt32(16)); append(UInt16(1)); append(UInt16(1)); append(UInt32(rate)); append(UInt32(2 * rate)); append(UInt16(2)); append(UInt16(16))
-        data.append(contentsOf: Array("data".utf8)); append(UInt32(2 * count))
-        for i in 0..<count { append(Int16(8000 * sin(2 * Double.pi * 440 * Double(i) / Double(rate)))) }
-        try data.write(to: url)
-    }
-
     /// The audio of another file is copied in where the container holds it; where it does not, the video is still
     /// written, without sound, and the reason is given.
     @Test func audioIsCopiedWhereTheContainerHoldsIt() throws {
         let wav = Self.scratch("tone.wav"), mkv = Self.scratch("with-sound.mkv"), mp4 = Self.scratch("no-sound.mp4")
         defer { for f in [wav, mkv, mp4] { try? FileManager.default.removeItem(at: f) } }
-        try Self.tone(wav, seconds: 2)
+        try AudioFiles.tone(seconds: 2).write(to: wav)
         #expect(VideoReader.hasAudioStream(at: wav))
         func clip(_ url: URL) throws -> VideoWriter {
             let writer = try VideoWriter(url: url, width: 64, height: 48, framesPerSecond: 10)
