@@ -138,44 +138,33 @@ struct SegmentationBench: ParsableCommand {
         }
 
         var rows: [[String]] = [], ratios: [Double] = []
+        /// One row: ours (timed on a decoded buffer), what else ours includes or took from a file, the peer.
+        func row(_ name: String, _ ms: Double, _ second: String, _ peerName: String, _ peerMs: Double) {
+            rows.append([name, String(format: "%.1f", ms), second, peerName, String(format: "%.1f", peerMs)])
+            ratios.append(ms / peerMs)
+        }
         for size in Self.sizes where !greetingOnly {
             let label = size.width == size.height ? "\(size.width)²" : "\(size.height)p"
             for (quality, op) in levels {
                 let fromBuffer = ours("\(quality.rawValue) \(size.width)x\(size.height) buffer")
                 let fromFile = ours("\(quality.rawValue) \(size.width)x\(size.height) file")
                 let peerOp = op == "segment_ms0" ? "process() model_selection=0" : "process() model_selection=1"
-                let peerTime = try theirs(op, size)
-                rows.append([
-                    "segment \(quality.rawValue) \(label)", String(format: "%.1f", fromBuffer), String(format: "%.1f", fromFile),
-                    peerOp + (quality == .accurate ? " (ours does more)" : ""), String(format: "%.1f", peerTime),
-                ])
-                ratios.append(fromBuffer / peerTime)
+                row("segment \(quality.rawValue) \(label)", fromBuffer, String(format: "%.1f", fromFile),
+                    peerOp + (quality == .accurate ? " (ours does more)" : ""), try theirs(op, size))
             }
         }
 
         let peerGreeting = try theirs("greeting", Self.sizes[1])
         for quality in greetings {
-            let ms = ours("greeting \(quality.rawValue)")
-            rows.append([
-                "greeting 1080p (\(quality.rawValue))", String(format: "%.1f", ms), "(included)",
-                "imread → process() model_selection=1 → numpy blend → imencode q90", String(format: "%.1f", peerGreeting),
-            ])
-            ratios.append(ms / peerGreeting)
+            row("greeting 1080p (\(quality.rawValue))", ours("greeting \(quality.rawValue)"), "(included)",
+                "imread → process() model_selection=1 → numpy blend → imencode q90", peerGreeting)
         }
-        let sampleMs = ours("greeting sample")
-        rows.append([
-            "greeting 1080p (Apple's sample code, accurate)", String(format: "%.1f", sampleMs), "(included)",
-            "as above", String(format: "%.1f", peerGreeting),
-        ])
-        ratios.append(sampleMs / peerGreeting)
+        row("greeting 1080p (Apple's sample code, accurate)", ours("greeting sample"), "(included)", "as above", peerGreeting)
         let peerVideo = try theirs("video_greeting", Self.sizes[1])
         for quality in greetings {
-            let ms = ours("video \(quality.rawValue)")
-            rows.append([
-                "video greeting 1080p (\(quality.rawValue)), per frame", String(format: "%.1f", ms), "(included: H.264 decode and encode)",
-                "VideoCapture → process() model_selection=1 → numpy blend → VideoWriter mp4v", String(format: "%.1f", peerVideo),
-            ])
-            ratios.append(ms / peerVideo)
+            row("video greeting 1080p (\(quality.rawValue)), per frame", ours("video \(quality.rawValue)"),
+                "(included: H.264 decode and encode)",
+                "VideoCapture → process() model_selection=1 → numpy blend → VideoWriter mp4v", peerVideo)
         }
         printRatioTable(
             header: ["case", "ours ms (decoded CVPixelBuffer)", "ours ms incl. JPEG decode (handler from URL)", "peer (MediaPipe 0.10.21)", "peer ms"],
