@@ -245,30 +245,27 @@ public final class PersonSegmenter: Sendable {
         // The refinement at the image's size runs on every core: stop multi-threaded inference workers
         // spinning first.
         if threads > 1, image.width * image.height >= 1 << 20 { Interpreter.parkWorkers(threads: threads) }
-        let W = image.width, H = image.height
-        guard W == fusion.imageWidth, H == fusion.imageHeight else {
+        guard image.width == fusion.imageWidth, image.height == fusion.imageHeight else {
             throw PerceptionError(
-                .invalidArgument, "the guide is \(W)×\(H), the fusion was made on a \(fusion.imageWidth)×\(fusion.imageHeight) image")
+                .invalidArgument,
+                "the guide is \(image.width)×\(image.height), the fusion was made on a \(fusion.imageWidth)×\(fusion.imageHeight) image")
         }
-        let statistics = fusion.statistics
-            ?? GuidedFilter.guideStatistics(
-                image, factor: fusion.factor, radius: Self.refineRadius(W, H, factor: fusion.factor), epsilon: Self.refineEpsilon)
-        if let statistics,
-            let refined = try GuidedFilter.refineMask(
-                fused, statistics: statistics, guide: image, band: Self.refineBand,
-                format: format == .oneComponent8 ? .oneComponent8 : .oneComponent32Float)
-        {
-            return refined
-        }
-        return try Self.refine(fused, guide: image)
+        return try Self.refine(gridMask: fused, guide: image, statistics: fusion.statistics, as: format)
     }
 
     /// A soft mask on the accurate level's grid of `image` (``gridFactor(_:_:)``) brought to the image's size
-    /// along its edges, as the accurate level refines its own (values 0…1, `.oneComponent32Float`).
-    package static func refine(gridMask mask: PixelBuffer, guide image: PixelBuffer) throws -> PixelBuffer {
+    /// along its edges, as the accurate level refines its own (values 0…1): in `format` where the refinement writes it
+    /// directly (8-bit), else as `.oneComponent32Float`. `statistics` are the guide's, when already computed.
+    package static func refine(
+        gridMask mask: PixelBuffer, guide image: PixelBuffer, statistics: GuideStatistics? = nil,
+        as format: PixelFormat = .oneComponent32Float
+    ) throws -> PixelBuffer {
         let W = image.width, H = image.height, factor = gridFactor(W, H)
-        if let refined = try GuidedFilter.refineMask(
-            mask, guide: image, factor: factor, radius: refineRadius(W, H, factor: factor), epsilon: refineEpsilon, band: refineBand)
+        if let statistics = statistics
+            ?? GuidedFilter.guideStatistics(image, factor: factor, radius: refineRadius(W, H, factor: factor), epsilon: refineEpsilon),
+            let refined = try GuidedFilter.refineMask(
+                mask, statistics: statistics, guide: image, band: refineBand,
+                format: format == .oneComponent8 ? .oneComponent8 : .oneComponent32Float)
         {
             return refined
         }
