@@ -1,0 +1,70 @@
+import Foundation
+
+/// Threads of their own, for work that runs beside the pipelines for a long while: a video decoder reading ahead, an
+/// encoder behind, a Core Image render task. Every thread of the package is started here or by ``WorkerPool``, so
+/// that one module decides how the cores are shared.
+package enum DedicatedThread {
+    /// Starts `body` on a new thread named `name` (shown by debuggers and `top -H`). The thread ends when `body`
+    /// returns.
+    package static func start(named name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread { body() }
+        thread.name = name
+        thread.start()
+    }
+}
+
+/// A bounded hand-over between two threads: ``put(_:)`` waits while `capacity` items wait; ``take()`` waits for one,
+/// and returns nil once the producer has closed it and everything is taken (or rethrows the producer's error).
+/// Either side may cancel: a waiting ``put(_:)`` then returns false and a ``take()`` nil.
+package final class Handoff<Item>: @unchecked Sendable {  // state guarded by `lock`
+    private let lock = NSCondition()
+    private var items: [Item] = []
+    private var closed = false
+    private var cancelled = false
+    private var failure: Error?
+    private let capacity: Int
+
+    package init(capacity: Int) { self.capacity = max(1, capacity) }
+
+    /// Hands `item` over; false when the hand-over was cancelled.
+    package func put(_ item: Item) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        while items.count >= capacity && !cancelled { lock.wait() }
+        guard !cancelled else { return false }
+        items.append(item)
+        lock.broadcast()
+        return true
+    }
+
+    /// The next item, or nil at the end; rethrows the producer's failure.
+    package func take() throws -> Item? {
+        lock.lock()
+        defer { lock.unlock() }
+        while items.isEmpty && !closed && !cancelled { lock.wait() }
+        if cancelled { return nil }
+        if !items.isEmpty {
+            lock.broadcast()
+            return items.removeFirst()
+        }
+        if let failure { throw failure }
+        return nil
+    }
+
+    /// No more items; `error` ends the consumer's ``take()`` with it.
+    package func close(_ error: Error?) {
+        lock.lock()
+        closed = true
+        failure = error
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Stops both sides.
+    package func cancel() {
+        lock.lock()
+        cancelled = true
+        lock.broadcast()
+        lock.unlock()
+    }
+}
