@@ -6,6 +6,7 @@
 //   C libraries (Debian packages)  CXNNPack, CLibJPEG, CLibPNG, CLibHEIF, CLibWebP, CFFmpeg, CImageCodecs and
 //                                  CVideoCodecs (shims)
 //   own C kernels                  CImageKernels (imaging), CInferenceKernels (convolutions), CThreads (affinity)
+//   errors                         PVCore (the engine's one error type)
 //   threads                        PVThreads (usable cores, the worker pool every layer runs side by side on)
 //   inference                      PVTFLite (model reader) -> PVInference (executor)
 //   imaging                        PVImaging
@@ -51,25 +52,26 @@ let package = Package(
         .target(name: "CThreads"),
 
         // Engine.
+        .target(name: "PVCore", swiftSettings: engine),
         .target(name: "PVThreads", dependencies: ["CThreads"], swiftSettings: engine),
-        .target(name: "PVTFLite", swiftSettings: engine),
+        .target(name: "PVTFLite", dependencies: ["PVCore"], swiftSettings: engine),
         .target(
-            name: "PVInference", dependencies: ["PVTFLite", "PVThreads", "CXNNPack", "CInferenceKernels"], swiftSettings: engine),
+            name: "PVInference", dependencies: ["PVCore", "PVTFLite", "PVThreads", "CXNNPack", "CInferenceKernels"], swiftSettings: engine),
         .target(
             name: "PVImaging",
-            dependencies: ["PVThreads", "CImageCodecs", "CVideoCodecs", "CImageKernels", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
+            dependencies: ["PVCore", "PVThreads", "CImageCodecs", "CVideoCodecs", "CImageKernels", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
             swiftSettings: engine),
-        .target(name: "PVPerception", dependencies: ["PVThreads", "PVInference", "PVImaging"], swiftSettings: engine),
+        .target(name: "PVPerception", dependencies: ["PVCore", "PVThreads", "PVInference", "PVImaging"], swiftSettings: engine),
 
         // Public API.
-        .target(name: "PeopleVision", dependencies: ["PVThreads", "PVPerception", "PVImaging", "PVInference"], swiftSettings: engine),
+        .target(name: "PeopleVision", dependencies: ["PVCore", "PVThreads", "PVPerception", "PVImaging", "PVInference"], swiftSettings: engine),
 
         // Tools.
         .target(name: "CAllocatorTuning"),
         .executableTarget(
             name: "peoplevision",
             dependencies: [
-                "PeopleVision", "PVInference", "PVTFLite", "PVImaging", "PVPerception", "CAllocatorTuning",
+                "PeopleVision", "PVCore", "PVInference", "PVTFLite", "PVImaging", "PVPerception", "CAllocatorTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: engine),

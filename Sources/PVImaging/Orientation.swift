@@ -19,6 +19,7 @@
 /// let upright = try stored.applying(.right)          // what a viewer shows for EXIF 6
 /// let back = try upright.applying(Orientation.right.inverse)  // the stored pixels again
 /// ```
+import PVCore
 public enum Orientation: UInt32, Sendable, CaseIterable, CustomStringConvertible {
     case up = 1
     case upMirrored = 2

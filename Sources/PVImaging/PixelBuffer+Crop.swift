@@ -1,3 +1,4 @@
+import PVCore
 extension PixelBuffer {
     /// A copy of the rectangle `x, y, width, height` (pixels, top-left origin).
     ///

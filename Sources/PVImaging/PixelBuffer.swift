@@ -1,3 +1,4 @@
+import PVCore
 /// The pixel layouts a ``PixelBuffer`` can hold.
 ///
 /// Raw values are Core Video's `OSType` codes (`kCVPixelFormatType_*`), so the public
@@ -240,45 +241,6 @@ public struct ImageLimits: Sendable, Equatable {
     }
 }
 
-/// A failure in the imaging layer: what failed, why, and what to do about it.
-public struct ImagingError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What kind of failure this is. A struct over a private enum, so new codes don't break `switch`es.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        enum Value: Hashable, Sendable {
-            case invalidDimensions, tooLarge, unsupportedFormat, corruptData, truncatedData, ioError
-            case encodingFailed, unsupportedPixelFormat, invalidArgument
-        }
-        let value: Value
-        /// A side is zero or negative.
-        public static let invalidDimensions = Code(value: .invalidDimensions)
-        /// The image exceeds ``ImageLimits``.
-        public static let tooLarge = Code(value: .tooLarge)
-        /// The bytes are not a format this library reads.
-        public static let unsupportedFormat = Code(value: .unsupportedFormat)
-        /// The codec rejected the data.
-        public static let corruptData = Code(value: .corruptData)
-        /// The data ends early.
-        public static let truncatedData = Code(value: .truncatedData)
-        /// A file could not be read or written.
-        public static let ioError = Code(value: .ioError)
-        /// The encoder failed.
-        public static let encodingFailed = Code(value: .encodingFailed)
-        /// The operation does not support this pixel format.
-        public static let unsupportedPixelFormat = Code(value: .unsupportedPixelFormat)
-        /// An argument is out of range.
-        public static let invalidArgument = Code(value: .invalidArgument)
-        public var description: String { "\(value)" }
-    }
-
-    /// The failure's kind.
-    public let code: Code
-    /// What failed and, where useful, how to fix it.
-    public let message: String
-
-    public init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    public var description: String { "\(message) (\(code))" }
-}
+/// A failure in the imaging layer (codes `.invalidDimensions`, `.tooLarge`, `.unsupportedFormat`, `.corruptData`,
+/// `.truncatedData`, `.ioError`, `.encodingFailed`, `.unsupportedPixelFormat`, `.invalidArgument`).
+public typealias ImagingError = EngineError

@@ -1,6 +1,7 @@
 import Foundation
 import PVTFLite
 import Synchronization
+import PVCore
 
 /// The shape and name of a model input or output.
 public struct TensorDescription: Sendable, Hashable {

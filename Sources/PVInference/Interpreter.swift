@@ -3,6 +3,7 @@ import CXNNPack
 import Foundation
 import PVThreads
 import Synchronization
+import PVCore
 
 /// Runs a ``CompiledModel``: write the inputs, ``invoke()``, read the outputs.
 ///

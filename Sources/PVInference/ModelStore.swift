@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 
 /// Finds the installed model files and sample images.
 ///

@@ -1,6 +1,7 @@
 import CInferenceKernels
 import Foundation
 import PVTFLite
+import PVCore
 
 /// One operator after load-time lowering: what to compute and on which tensors.
 struct Node: Sendable {

@@ -1,5 +1,6 @@
 import CXNNPack
 import Synchronization
+import PVCore
 
 /// Calls into XNNPACK go through here: one place turns a status into a Swift error.
 @inline(__always)

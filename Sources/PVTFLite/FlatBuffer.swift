@@ -3,6 +3,7 @@
 /// Every read checks its offset and length against the buffer and throws ``ModelError`` rather
 /// than trapping, so a truncated or hostile file can never read outside the bytes it was given.
 /// Vector lengths are checked against the bytes that remain before anything is allocated.
+import PVCore
 struct FlatBuffer {
     let bytes: [UInt8]
 

@@ -7,6 +7,7 @@
 /// let options = try FlexBufferMap(op.customOptions)
 /// let width = try options.int("output_width")
 /// ```
+import PVCore
 public struct FlexBufferMap: Sendable {
     /// A value's type, the upper six bits of a packed type byte (FlexBuffers' `Type` enumeration).
     private enum Kind: UInt8 {

@@ -1,3 +1,4 @@
+import PVCore
 extension Model {
     /// The constant data of a float tensor (float32, or float16 widened to float32), as stored.
     ///

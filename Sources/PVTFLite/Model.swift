@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 
 /// Element types of TensorFlow Lite tensors (the schema's `TensorType`).
 public enum TensorType: Int8, Sendable, CustomStringConvertible {

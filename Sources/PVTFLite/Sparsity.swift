@@ -4,6 +4,7 @@
 /// blocks where `blockMap` says so) followed by the block dimensions, visited in
 /// `traversalOrder`. Each level is dense (every index) or compressed (CSR: segment bounds plus
 /// indices), exactly as TensorFlow Lite's DENSIFY operator reads it.
+import PVCore
 public struct Sparsity: Sendable, Hashable {
     /// One level of the traversal.
     public enum Dimension: Sendable, Hashable {

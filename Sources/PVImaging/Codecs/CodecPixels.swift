@@ -1,6 +1,7 @@
 // Pixel-format plumbing shared by the encoders and decoders: which layouts a codec can take
 // directly, and the few conversions needed when it cannot. Kept private to the codecs (names
 // prefixed `codec`) so it never competes with the general kernels in Kernels/.
+import PVCore
 
 /// A one-component float buffer's samples as 0…1 floats, validated (NaN or out-of-range values
 /// are an error, never clamped).

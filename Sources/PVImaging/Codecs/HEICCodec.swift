@@ -1,5 +1,6 @@
 import CLibHEIF
 import Foundation
+import PVCore
 
 // HEIC through libheif 1.15 (Debian: x265 encoder, libde265 decoder built in). This is the only
 // file that calls libheif.

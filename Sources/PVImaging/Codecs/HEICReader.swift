@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 
 /// Reads the auxiliary images of a HEIC: mattes, depth, alpha.
 ///

@@ -2,6 +2,7 @@
 // just enough of HEIF's `meta` box (ISO/IEC 23008-12) to list items and their properties and to
 // add auxiliary images to a file libheif wrote (libheif 1.15 cannot write auxiliary images).
 // Every read checks its bounds and throws `.corruptData`; nothing here trusts a size field.
+import PVCore
 
 /// A four-character box or item type.
 struct FourCC: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {

@@ -10,6 +10,7 @@
 //      new IDs, and an `auxl` reference from the auxiliary image to the primary image is added;
 //   4. the file is re-laid out as `ftyp`, `meta`, one `mdat` holding every item's bytes, with
 //      `iloc` rewritten to the new offsets (`idat` data is concatenated and its offsets shifted).
+import PVCore
 
 /// Writes HEIF auxiliary images into a libheif-encoded file.
 enum HEIFAuxiliaryWriter {

@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 
 /// Decodes JPEG, PNG, HEIC and WebP into ``PixelBuffer``s.
 ///

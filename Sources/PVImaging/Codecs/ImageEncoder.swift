@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 
 /// Encodes ``PixelBuffer``s as JPEG, PNG, WebP or HEIC.
 ///

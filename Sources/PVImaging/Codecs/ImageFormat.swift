@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 
 /// The image container formats the codecs read and write.
 ///

@@ -1,5 +1,6 @@
 import CImageCodecs
 import Foundation
+import PVCore
 
 /// JPEG through libjpeg-turbo, via the `cimg_jpeg_*` shim (which owns every setjmp).
 enum JPEGCodec {

@@ -1,5 +1,6 @@
 import CImageCodecs
 import Foundation
+import PVCore
 
 /// PNG through libpng, via the `cimg_png_*` shim (which owns every setjmp).
 enum PNGCodec {

@@ -1,5 +1,6 @@
 import CVideoCodecs
 import Foundation
+import PVCore
 
 /// A C message buffer as text.
 private func text(_ message: [CChar]) -> String {

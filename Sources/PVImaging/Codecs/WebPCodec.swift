@@ -1,5 +1,6 @@
 import CLibWebP
 import Foundation
+import PVCore
 
 /// WebP through libwebp (decoding, encoding) and libwebpdemux (the EXIF chunk). libwebp reports
 /// errors by status codes, so no shim is needed.

@@ -1,4 +1,5 @@
 import CImageKernels
+import PVCore
 
 /// He et al.'s guided filter: smooths an input (typically a low-resolution person mask) while
 /// following the edges of a guide image.

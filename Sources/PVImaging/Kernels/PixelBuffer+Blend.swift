@@ -1,4 +1,5 @@
 /// Which channel of a 4-channel mask holds the weight (one-component masks have only one).
+import PVCore
 public enum MaskChannel: Sendable, Hashable {
     /// Core Image's `CIBlendWithRedMask`.
     case red

@@ -8,6 +8,7 @@
 /// let whole = RotatedRect(covering: image)              // detector input: the whole image
 /// let face = RotatedRect(centerX: 640, centerY: 360, width: 200, height: 200, angle: 0.3)
 /// ```
+import PVCore
 public struct RotatedRect: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// Centre x in pixels.
     public var centerX: Double

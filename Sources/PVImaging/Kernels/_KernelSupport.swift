@@ -1,6 +1,7 @@
 // Shared plumbing for the per-pixel kernels: row-parallel loops, channel layouts, scratch memory.
 #if canImport(Glibc)
 import Glibc
+import PVCore
 #elseif canImport(Musl)
 import Musl
 #elseif canImport(Darwin)

@@ -1,6 +1,7 @@
 import PVImaging
 import PVInference
 import PVThreads
+import PVCore
 
 /// BlazeFace, short range and full range (sparse) (`face_detection_short_range.tflite`,
 /// `face_detection_full_range_sparse.tflite`, MODELS.md §11.1–11.2): face boxes with six keypoints

@@ -3,6 +3,7 @@ import PVImaging
 import PVInference
 import PVThreads
 import Synchronization
+import PVCore
 
 /// Hands with 21 landmarks and handedness: MediaPipe's palm detector and hand landmark model
 /// (`palm_detection_{full,lite}.tflite` + `hand_landmark_{full,lite}.tflite`, MODELS.md §11.8–11.9), plus a

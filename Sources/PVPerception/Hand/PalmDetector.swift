@@ -1,5 +1,6 @@
 import PVImaging
 import PVInference
+import PVCore
 
 /// MediaPipe's palm detector (`palm_detection_full.tflite` or `palm_detection_lite.tflite`, MODELS.md §11.8):
 /// finds palms and, for each, seven keypoints the hand landmark model's ROI is built from.

@@ -1,5 +1,6 @@
 import PVImaging
 import PVInference
+import PVCore
 
 /// BlazePose's person detector (`pose_detection.tflite`, MODELS.md §11.6): finds people and, for each,
 /// the two alignment points the landmark model's ROI is built from.

@@ -2,6 +2,7 @@ import Foundation
 import PVImaging
 import PVThreads
 import Synchronization
+import PVCore
 
 extension PoseLandmarker {
     /// How ``detectMultiScale(in:maxPeople:options:)`` looks for people the whole-image pass misses.

@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,5 @@
 import PVImaging
+import PVCore
 
 /// The people of one image, each with a soft mask of their own, on the accurate segmentation level's grid (the
 /// image shrunk by ``factor``): person instance segmentation.

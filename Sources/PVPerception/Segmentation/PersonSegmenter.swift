@@ -3,6 +3,7 @@ import PVImaging
 import PVInference
 import PVThreads
 import Synchronization
+import PVCore
 
 /// The three person-segmentation levels, as Vision's `QualityLevel` (raw values: accurate 0, balanced 1, fast 2).
 public enum SegmentationQuality: Int, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
 import PVImaging
+import PVCore
 
 /// Temporal smoothing of a person mask against the previous frame's, on pixel buffers
 /// (the per-pixel rule is ``SegmentationSmoothing``, MODELS.md §10.5).

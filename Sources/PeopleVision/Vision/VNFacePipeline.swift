@@ -2,6 +2,7 @@ import Foundation
 import PVImaging
 import PVPerception
 import Synchronization
+import PVCore
 
 /// What the three face requests share: the loaded pipelines, face detection as the rectangles request does it,
 /// the mesh for a given observation, and coordinate conversion.
@@ -73,11 +74,7 @@ enum VNFacePipeline {
 
     /// Runs `body`, reporting pipeline errors as Vision errors.
     static func run<R>(_ body: () throws -> R) throws -> R {
-        do {
-            return try body()
-        } catch let e as PerceptionError {
-            throw VNError(e.code == .invalidArgument ? .invalidArgument : .internalError, e.message, underlying: e)
-        }
+        try ErrorTranslation.translating(body)
     }
 
     /// Face detection as ``VNDetectFaceRectanglesRequest`` does it at `revision`, on `region`.

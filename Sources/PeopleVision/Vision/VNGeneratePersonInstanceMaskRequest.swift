@@ -2,6 +2,7 @@ import Foundation
 import PVImaging
 import PVPerception
 import Synchronization
+import PVCore
 
 /// Separates the people in an image, each with a mask of their own, as Apple's `VNGeneratePersonInstanceMaskRequest`
 /// (revision 1).
@@ -106,8 +107,8 @@ public final class VNInstanceMaskObservation: VNObservation, @unchecked Sendable
     ) throws -> CVPixelBuffer {
         let (mask, image) = try scaledMask(instances, from: requestHandler)
         let W = image.width, H = image.height
-        let bgra = try VNFailure.imaging { try image.converted(to: .bgra32) }
-        var out = try VNFailure.imaging { try PixelBuffer(width: W, height: H, format: .bgra32) }
+        let bgra = try ErrorTranslation.translating { try image.converted(to: .bgra32) }
+        var out = try ErrorTranslation.translating { try PixelBuffer(width: W, height: H, format: .bgra32) }
         let ms = mask.bytesPerRow() / 4, ss = bgra.bytesPerRow(), os = out.bytesPerRow()
         var box: (x0: Int, y0: Int, x1: Int, y1: Int) = (W, H, -1, -1)
         mask.withUnsafeBytes { mb in
@@ -133,7 +134,7 @@ public final class VNInstanceMaskObservation: VNObservation, @unchecked Sendable
             throw VNError(.invalidOperation, "the selected instances \(Array(instances)) leave no pixel visible: there is nothing to crop to")
         }
         return CVPixelBuffer(
-            try VNFailure.imaging { try out.cropped(x: box.x0, y: box.y0, width: box.x1 - box.x0 + 1, height: box.y1 - box.y0 + 1) })
+            try ErrorTranslation.translating { try out.cropped(x: box.x0, y: box.y0, width: box.x1 - box.x0 + 1, height: box.y1 - box.y0 + 1) })
     }
 
     /// The selection's soft mask on the grid, as a buffer.
@@ -145,7 +146,7 @@ public final class VNInstanceMaskObservation: VNObservation, @unchecked Sendable
         } catch let e as PerceptionError {
             throw VNError(.invalidArgument, "\(e.message) in this observation", underlying: e)
         }
-        var mask = try VNFailure.imaging { try PixelBuffer(width: i.width, height: i.height, format: .oneComponent32Float) }
+        var mask = try ErrorTranslation.translating { try PixelBuffer(width: i.width, height: i.height, format: .oneComponent32Float) }
         let stride = mask.bytesPerRow() / 4
         mask.withUnsafeMutableBytes { raw in
             let m = raw.bindMemory(to: Float.self)
@@ -166,7 +167,7 @@ public final class VNInstanceMaskObservation: VNObservation, @unchecked Sendable
         guard region.width == instances.imageWidth, region.height == instances.imageHeight else {
             throw VNError(.internalError, "the handler's region is \(region.width)×\(region.height), the instances' \(instances.imageWidth)×\(instances.imageHeight)")
         }
-        let mask = try VNFailure.imaging { try PersonSegmenter.refine(gridMask: grid, guide: region) }
+        let mask = try ErrorTranslation.translating { try PersonSegmenter.refine(gridMask: grid, guide: region) }
         return (mask, region)
     }
 }
@@ -185,12 +186,5 @@ extension VNImageContext {
             if list.count > 4 { list.removeFirst(list.count - 4) }
         }
         return made
-    }
-}
-
-/// Engine failures outside `perform` (an observation's methods) reported as Vision errors.
-enum VNFailure {
-    static func imaging<R>(_ body: () throws -> R) throws -> R {
-        do { return try body() } catch { throw VNRequest.visionError(error) }
     }
 }

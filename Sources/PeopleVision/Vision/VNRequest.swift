@@ -142,9 +142,7 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
 
     /// Converts engine errors into Vision's `NSError`s.
     static func visionError(_ error: Error) -> NSError {
-        let ns = error as NSError
-        if ns.domain == VNErrorDomain { return ns }
-        return VNErrorMapping.map(error)
+        ErrorTranslation.visionError(error)
     }
 }
 

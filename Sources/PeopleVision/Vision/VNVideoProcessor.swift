@@ -1,6 +1,7 @@
 import Foundation
 import PVImaging
 import Synchronization
+import PVCore
 
 /// Performs requests on the frames of a video file, as Apple's `VNVideoProcessor`.
 ///
@@ -118,9 +119,7 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
             for i in s.entries.indices { s.entries[i].due = -.infinity }
         }
         let reader: VideoReader
-        do { reader = try VideoReader(url: url) } catch let e as ImagingError {
-            throw VNError(.invalidImage, "cannot read the video \(url.path): \(e.message)", underlying: e)
-        }
+        reader = try ErrorTranslation.translating(readingInput: "the video \(url.path)") { try VideoReader(url: url) }
         let start = timeRange.start.seconds, end = timeRange.end.seconds
         guard start.isFinite, !end.isNaN, end > start else {
             throw VNError(.invalidArgument, "the time range \(start)…\(end) s is empty or not finite at its start")
@@ -132,9 +131,7 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
         while true {
             if state.withLock({ $0.cancelled }) { throw VNError(.requestCancelled, "the video analysis was cancelled") }
             let next: (frame: PixelBuffer, seconds: Double)?
-            do { next = try reader.nextFrame() } catch let e as ImagingError {
-                throw VNError(.invalidImage, "cannot decode the video \(url.path): \(e.message)", underlying: e)
-            }
+            next = try ErrorTranslation.translating(readingInput: "the video \(url.path)") { try reader.nextFrame() }
             guard let (frame, seconds) = next, seconds < end - slack else { break }
             guard seconds >= start - slack else { continue }
             let due: [VNRequest] = state.withLock { s in

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PeopleVision
 import PVImaging
+import PVCore
 
 /// `--quality fast|balanced|accurate`.
 enum QualityOption: String, ExpressibleByArgument, CaseIterable {

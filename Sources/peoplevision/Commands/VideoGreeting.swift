@@ -2,6 +2,7 @@ import Foundation
 import PeopleVision
 import PVImaging
 import Synchronization
+import PVCore
 
 /// The video greeting: Apple's photo-greeting recipe on every frame, with one segmentation request reused through a
 /// `VNSequenceRequestHandler` (the request smooths its mask across frames), written as H.264.
