@@ -90,6 +90,6 @@ let package = Package(
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
         .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads"]),
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "CAllocatorTuning"]),
-        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging"]),
+        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging", "PVInference", "PVPerception"]),
     ]
 )

@@ -18,6 +18,12 @@ package enum CPUBudget {
         return max(1, cores)
     }()
 
+    /// XNNPACK threads per model run in the pipelines: one. Side-by-side work uses the other cores (two passes at once,
+    /// several requests at once); a second thread inside a run saves about a third of a large model's time on an idle
+    /// machine, but on a busy one the threads of a multi-threaded run wait for each other between operators, and runs
+    /// became 5–20 times slower (`peoplevision bench bodies`: 52 ms with one thread, 978 ms with two, at load 6).
+    package static let modelThreads = 1
+
     /// Cores a cgroup v2 `cpu.max` line grants ("max 100000": no limit; "150000 100000": 1.5, rounded up to 2).
     package static func quotaCores(cgroupV2 line: String) -> Int? {
         let fields = line.split(whereSeparator: \.isWhitespace)

@@ -29,6 +29,29 @@ package final class JobQueue: Sendable {
         if let failure = queue.state.withLock({ $0.failure }) { throw failure }
     }
 
+    /// Runs `jobs` side by side as ``run(_:)`` does and returns their results in the jobs' order. The jobs that may
+    /// add further jobs say so; what those added jobs make they keep themselves. All end before this returns.
+    package static func collect<T: Sendable>(_ jobs: [(job: @Sendable (JobQueue) throws -> T, mayAddJobs: Bool)]) throws -> [T] {
+        let slots = Slots<T>(count: jobs.count)
+        try run(jobs.indices.map { k in (job: { queue in slots.store(k, try jobs[k].job(queue)) }, mayAddJobs: jobs[k].mayAddJobs) })
+        return slots.values()
+    }
+
+    /// One result slot per job: each job writes only its own, and they are read after every job has ended.
+    private final class Slots<T>: @unchecked Sendable {
+        private let items: UnsafeMutableBufferPointer<T?>
+        init(count: Int) {
+            items = .allocate(capacity: count)
+            items.initialize(repeating: nil)
+        }
+        deinit {
+            _ = items.deinitialize()
+            items.deallocate()
+        }
+        func store(_ k: Int, _ value: T) { items[k] = value }
+        func values() -> [T] { items.map { $0! } }
+    }
+
     /// Adds a job, run after those already queued.
     package func add(_ job: @escaping Job, mayAddJobs: Bool = false) {
         state.withLock { $0.jobs.append((job, mayAddJobs)) }

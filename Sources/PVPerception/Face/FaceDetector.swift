@@ -107,14 +107,12 @@ public final class FaceDetector: Sendable {
     /// their own weighted NMS, from the same run; empty for ``Model/fullRange``): the crops MediaPipe's face mesh is
     /// run on.
     ///
-    /// `alongsideShortRange`, when given, is called with those short-range faces as soon as they are known, on the
-    /// thread that found them, while the full-range passes may still run (to start work on them early); its error,
-    /// if any, is thrown. `afterFullRange`, when given, is called on the thread of the whole-image full-range pass
-    /// once that pass ends, before the results are merged (to let that thread share the work `alongsideShortRange`
-    /// started).
-    public func detectWithShortRange(
+    /// `onShortRange`, when given, is called with those short-range faces as soon as they are known, on the thread
+    /// that found them, while the full-range passes may still run; the jobs it adds to the queue (work on those faces)
+    /// are taken by whichever thread is free, the full-range pass's once it ends, and all end before this returns.
+    package func detectWithShortRange(
         in image: PixelBuffer, model: Model = .combined, minScore: Double? = nil, tiling: PoseDetector.Tiling? = nil,
-        alongsideShortRange: (@Sendable ([Detection]) throws -> Void)? = nil, afterFullRange: (@Sendable () throws -> Void)? = nil
+        onShortRange: (@Sendable ([Detection], JobQueue) throws -> Void)? = nil
     ) throws -> (detections: [Detection], shortRange: [Detection]) {
         if let minScore, !(0...1).contains(minScore) {
             throw PerceptionError(.invalidArgument, "minimum detection score \(minScore) is outside 0…1")
@@ -128,24 +126,23 @@ public final class FaceDetector: Sendable {
         // and on a busy machine, where the second thread may wake late, the short pass is still waiting for it
         // instead of the long one. Results keep the sequential order (short range, full range, tiles), so the
         // outcome is the same.
-        var passes: [@Sendable () throws -> [Detection]] = []
+        var passes: [(job: @Sendable (JobQueue) throws -> [Detection], mayAddJobs: Bool)] = []
         if model != .shortRange {
-            passes.append { [self] in
-                let candidates = try self.run(self.full, image: image, rect: whole, minScore: fullThreshold)
-                try afterFullRange?()
-                return candidates
-            }
+            passes.append(({ [self] _ in try self.run(self.full, image: image, rect: whole, minScore: fullThreshold) }, false))
         }
         let tiles = model != .shortRange ? tiling?.tiles(width: image.width, height: image.height) ?? [] : []
-        for tile in tiles { passes.append { [self] in try self.run(self.full, image: image, rect: tile, minScore: fullThreshold) } }
-        if model != .fullRange {
-            passes.append { [self] in
-                let candidates = try self.run(self.short, image: image, rect: whole, minScore: shortThreshold)
-                try alongsideShortRange?(NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold))
-                return candidates
-            }
+        for tile in tiles {
+            passes.append(({ [self] _ in try self.run(self.full, image: image, rect: tile, minScore: fullThreshold) }, false))
         }
-        var results = try concurrently(passes)
+        if model != .fullRange {
+            passes.append(
+                ({ [self] queue in
+                    let candidates = try self.run(self.short, image: image, rect: whole, minScore: shortThreshold)
+                    try onShortRange?(NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold), queue)
+                    return candidates
+                }, onShortRange != nil))
+        }
+        var results = try JobQueue.collect(passes)
         if model != .fullRange { results.insert(results.removeLast(), at: 0) }
         let shortRange = model == .fullRange ? [] : NonMaxSuppression.weighted(results[0], iouThreshold: Self.iouThreshold)
         let candidates = Array(results.dropLast(tiles.count).joined())

@@ -151,15 +151,17 @@ public final class HandLandmarker: Sendable {
         case .whenHandsMissing, .always: startBodies = bodies != nil
         }
         // One queue drained by every core: the palm detector, then each strong palm's landmark runs as soon as the
-        // palms are known, beside the body pass. The weak palms' runs are queued too, but a weak palm's run starts
-        // only once it is sure to be used (the strong palms' hands so far and those still running cannot reach
-        // maxHands without it), and is dropped once it cannot be; so a core freed early takes it instead of waiting
-        // for the others. The hands are merged afterwards in the same order as running the steps one after the other.
+        // palms are known, beside the body pass. A weak palm's run is queued as soon as it is sure to be used (the
+        // strong palms' hands so far and those still running cannot reach maxHands without it), by whichever job
+        // settles that, and never once it cannot be; so a core freed early takes it instead of waiting for the
+        // others. The hands are merged afterwards in the same order as running the steps one after the other.
         struct Found {
             var strong: [Int: HandPose?] = [:]
             var strongCount = 0
             var weak: [Detection] = []
             var weakTried: [Int: Result<HandPose?, any Error>] = [:]
+            /// Weak palms whose use is settled (queued, or known not to be needed).
+            var weakSettled = Set<Int>()
             var people: Result<[PersonPose], any Error>?
         }
         let found = Mutex(Found())
@@ -170,11 +172,32 @@ public final class HandLandmarker: Sendable {
             for k in f.strong.keys.sorted() { if let hand = f.strong[k] ?? nil { insert(hand, into: &hands) } }
             return hands
         }
-        // Hands the finished strong palms give and strong palms still running.
-        @Sendable func strongSoFar() -> (hands: Int, pending: Int) {
-            found.withLock { f in (strongHands(f).count, f.strongCount - f.strong.count) }
-        }
         let weakEarly = CPUBudget.available > 1
+        // Queues the weak palms whose use the strong palms' hands so far settle: weak palm j is used when the strong
+        // palms give fewer than maxHands − j hands. Both outcomes are final: hands only grow, and hands plus the strong
+        // palms still running only shrink.
+        @Sendable func queueSettledWeakPalms(_ queue: JobQueue) {
+            guard weakEarly else { return }
+            let ready: [(Int, Detection)] = found.withLock { f in
+                let hands = strongHands(f).count, pending = f.strongCount - f.strong.count
+                var ready: [(Int, Detection)] = []
+                for j in 0..<min(maxHands, f.weak.count) where !f.weakSettled.contains(j) {
+                    if hands >= maxHands - j {
+                        f.weakSettled.insert(j)
+                    } else if hands + pending < maxHands - j {
+                        f.weakSettled.insert(j)
+                        ready.append((j, f.weak[j]))
+                    }
+                }
+                return ready
+            }
+            for (j, palm) in ready {
+                queue.add { @Sendable [self] _ in
+                    let outcome = Result { try weakPalmHand(palm, in: image) }
+                    found.withLock { $0.weakTried[j] = outcome }
+                }
+            }
+        }
         var jobs: [(job: JobQueue.Job, mayAddJobs: Bool)] = [
             (
                 { @Sendable [self] queue in
@@ -186,26 +209,14 @@ public final class HandLandmarker: Sendable {
                         $0.weak = weak
                     }
                     for (k, palm) in palms.enumerated() {
-                        queue.add { @Sendable [self] _ in
+                        queue.add({ @Sendable [self] queue in
                             var hand = try refinedLandmarks(in: image, roi: Self.roi(forPalm: palm), source: .palm)
                             hand?.detectionScore = palm.score
                             found.withLock { $0.strong[k] = .some(hand) }
-                        }
+                            queueSettledWeakPalms(queue)
+                        }, mayAddJobs: weakEarly)
                     }
-                    guard weakEarly else { return }
-                    for (j, palm) in weak.prefix(maxHands).enumerated() {
-                        queue.add { @Sendable [self] _ in
-                            // Weak palm j is used when the strong palms give fewer than maxHands − j hands.
-                            while true {
-                                let (hands, pending) = strongSoFar()
-                                if hands >= maxHands - j { return }
-                                if hands + pending < maxHands - j { break }
-                                sched_yield()
-                            }
-                            let outcome = Result { try weakPalmHand(palm, in: image) }
-                            found.withLock { $0.weakTried[j] = outcome }
-                        }
-                    }
+                    queueSettledWeakPalms(queue)
                 }, true
             )
         ]
@@ -221,15 +232,7 @@ public final class HandLandmarker: Sendable {
         let weak = done.weak
         let people = done.people
         if hands.count < options.maxHands, !weak.isEmpty {
-            // The best weak palm per missing hand, merged in palm order (those not run above, side by side now).
-            let wanted = Array(weak.prefix(options.maxHands - hands.count))
-            let late = try concurrently(wanted.indices.map { j in
-                { @Sendable [self] () throws -> HandPose? in
-                    if let tried = done.weakTried[j] { return try tried.get() }
-                    return try weakPalmHand(wanted[j], in: image)
-                }
-            })
-            for hand in late { if let hand { insert(hand, into: &hands) } }
+            try addWeakPalmHands(weak, tried: done.weakTried, in: image, to: &hands)
         }
         let search: Bool
         switch options.bodyWristSearch {
@@ -238,33 +241,52 @@ public final class HandLandmarker: Sendable {
         case .always: search = true
         }
         if search, let bodies {
-            let people = try people?.get() ?? bodies()
-            // One ROI per visible wrist not covered by a hand found so far; their landmark runs side by side, each
-            // result dropped if a hand merged before it covers its wrist (as searching them one by one would).
-            var wrists: [(wrist: SIMD2<Double>, roi: RotatedRect, side: HandPose.Side)] = []
-            for person in people {
-                for side in [HandPose.Side.left, .right] {
-                    let (w, p, i) = side == .left ? (15, 17, 19) : (16, 18, 20)
-                    let wrist = person.landmarks[w]
-                    guard (wrist.visibility ?? 0) >= options.minWristVisibility,
-                        wrist.x >= 0, wrist.y >= 0, wrist.x < Double(image.width), wrist.y < Double(image.height),
-                        !hands.contains(where: { $0.landmarkBoundingBox.contains(wrist.position) }),
-                        let roi = Self.roi(wrist: wrist.position, index: person.landmarks[i].position,
-                            pinky: person.landmarks[p].position)
-                    else { continue }
-                    wrists.append((wrist.position, roi, side))
-                }
-            }
-            let found = try concurrently(wrists.map { w in
-                { @Sendable [self] in try refinedLandmarks(in: image, roi: w.roi, source: .bodyWrist(w.side)) }
-            })
-            for (w, hand) in zip(wrists, found) {
-                guard let hand, !hands.contains(where: { $0.landmarkBoundingBox.contains(w.wrist) }) else { continue }
-                insert(hand, into: &hands)
-            }
+            try addWristHands(of: try people?.get() ?? bodies(), in: image, to: &hands)
         }
         hands.sort { $0.size > $1.size }
         return Array(hands.prefix(options.maxHands))
+    }
+
+    /// The best weak palm per missing hand, merged in palm order: those already tried (`tried`, by index), the others
+    /// side by side now.
+    private func addWeakPalmHands(
+        _ weak: [Detection], tried: [Int: Result<HandPose?, any Error>], in image: PixelBuffer, to hands: inout [HandPose]
+    ) throws {
+        let wanted = Array(weak.prefix(options.maxHands - hands.count))
+        let late = try concurrently(wanted.indices.map { j in
+            { @Sendable [self] () throws -> HandPose? in
+                if let known = tried[j] { return try known.get() }
+                return try weakPalmHand(wanted[j], in: image)
+            }
+        })
+        for hand in late { if let hand { insert(hand, into: &hands) } }
+    }
+
+    /// Searches around the wrists of `people`: one ROI per visible wrist not covered by a hand found so far; their
+    /// landmark runs side by side, each result dropped if a hand merged before it covers its wrist (as searching them
+    /// one by one would).
+    private func addWristHands(of people: [PersonPose], in image: PixelBuffer, to hands: inout [HandPose]) throws {
+        var wrists: [(wrist: SIMD2<Double>, roi: RotatedRect, side: HandPose.Side)] = []
+        for person in people {
+            for side in [HandPose.Side.left, .right] {
+                let (w, p, i) = side == .left ? (15, 17, 19) : (16, 18, 20)
+                let wrist = person.landmarks[w]
+                guard (wrist.visibility ?? 0) >= options.minWristVisibility,
+                    wrist.x >= 0, wrist.y >= 0, wrist.x < Double(image.width), wrist.y < Double(image.height),
+                    !hands.contains(where: { $0.landmarkBoundingBox.contains(wrist.position) }),
+                    let roi = Self.roi(wrist: wrist.position, index: person.landmarks[i].position,
+                        pinky: person.landmarks[p].position)
+                else { continue }
+                wrists.append((wrist.position, roi, side))
+            }
+        }
+        let found = try concurrently(wrists.map { w in
+            { @Sendable [self] in try refinedLandmarks(in: image, roi: w.roi, source: .bodyWrist(w.side)) }
+        })
+        for (w, hand) in zip(wrists, found) {
+            guard let hand, !hands.contains(where: { $0.landmarkBoundingBox.contains(w.wrist) }) else { continue }
+            insert(hand, into: &hands)
+        }
     }
 
     /// A weak palm's hand: the model must be sure on the first pass (``Options/weakPalmMinPresence``) before the

@@ -56,7 +56,7 @@ extension PoseLandmarker {
         }
 
         /// The tiles of a `width × height` image.
-        func tiles(width: Int, height: Int) -> [RotatedRect] {
+        package func tiles(width: Int, height: Int) -> [RotatedRect] {
             func count(_ side: Int, atLeast minimum: Int) -> Int {
                 min(4, max(minimum, Int((Double(side) / Double(tileSide)).rounded())))
             }
@@ -104,21 +104,27 @@ extension PoseLandmarker {
         guard (1...64).contains(maxPeople) else {
             throw PerceptionError(.invalidArgument, "maxPeople \(maxPeople) is outside 1…64")
         }
-        // Whole image, as detect(in:) does, except that a detection whose head box sits on the nose of a person
-        // already found is not given a landmark run: it can only find that person again.
-        let allTiles = multi.tiles(width: image.width, height: image.height)
-        let detector = self.detector, minScore = multi.tileMinDetectionScore, wholeMinScore = options.minDetectionScore
-        let searchTile = { @Sendable (tile: RotatedRect) in try detector.detect(in: image, region: tile, minScore: minScore) }
-        // Which tiles get searched depends on the landmark boxes of the people found, but a tile's detections do
-        // not. So while one core runs the whole-image detector, the other searches tiles, those holding the least
-        // of the whole-image selfie mask first (``leastPersonFirst``). When that detector finds a single person, its
-        // core goes on to that person's landmark run at once, and the other starts at most one more tile after that:
-        // the unsearched one farthest from the person's head-to-hips line (the least likely to be covered). A landmark
-        // run takes about as long as a tile's detector run, so a second one would hold the search up by most of a
-        // run. When it finds several people, the tile search stops after its current tile and each person's landmark
-        // run is queued, taken by whichever core is free. Only the tiles the people found leave uncovered are used,
-        // so the result is exactly that of searching after them.
-        struct Search {
+        let search = TileSearch(
+            image: image, tiles: multi.tiles(width: image.width, height: image.height), detector: detector,
+            minScore: multi.tileMinDetectionScore)
+        var people: [PersonPose]
+        if let wholeImage {
+            people = Array(wholeImage.prefix(maxPeople))
+        } else if maxPeople > 1 && tilesBeside && !search.tiles.isEmpty {
+            people = try wholeImagePassBesideTiles(search, maxPeople: maxPeople, options: multi)
+        } else {
+            let found = try detector.detect(in: image, minScore: options.minDetectionScore)
+            people = try landmarkWholeImage(found, in: image, maxPeople: maxPeople)
+        }
+        guard people.count < maxPeople else { return people }
+        try searchTiles(search, adding: &people, maxPeople: maxPeople, options: multi)
+        return people
+    }
+
+    /// The tile search of one image: its tiles and what is known of them so far. The whole-image pass and the tile
+    /// search share it when they run side by side.
+    final class TileSearch: Sendable {
+        struct State {
             var done = false, landmarking = false
             var found: [Int: [Detection]] = [:]
             var claimed = Set<Int>()
@@ -126,11 +132,30 @@ extension PoseLandmarker {
             var awayFromPerson: [Int] = []
             var masks: [Int: [Float]] = [:]
         }
-        let early = Mutex(Search())
-        let searchBeside = wholeImage == nil && maxPeople > 1 && tilesBeside && !allTiles.isEmpty
-        @Sendable func searchUntilDone(_ order: [Int]) throws {
+
+        let image: PixelBuffer
+        let tiles: [RotatedRect]
+        let detector: PoseDetector
+        let minScore: Double
+        let state = Mutex(State())
+
+        init(image: PixelBuffer, tiles: [RotatedRect], detector: PoseDetector, minScore: Double) {
+            self.image = image
+            self.tiles = tiles
+            self.detector = detector
+            self.minScore = minScore
+        }
+
+        /// The detector's candidates in tile `i`.
+        func search(_ i: Int) throws -> [Detection] {
+            try detector.detect(in: image, region: tiles[i], minScore: minScore)
+        }
+
+        /// Searches the tiles in `order` until told to stop: when the whole-image pass is done, or once one more tile
+        /// has started after it began a lone person's landmark run (then from the tiles farthest from that person).
+        func searchUntilDone(_ order: [Int]) throws {
             while true {
-                let pick = early.withLock { state -> Int? in
+                let pick = state.withLock { state -> Int? in
                     if state.done || (state.landmarking && state.startedWhileLandmarking >= 1) { return nil }
                     let list = state.landmarking ? state.awayFromPerson : order
                     guard let i = list.first(where: { !state.claimed.contains($0) }) else { return nil }
@@ -139,101 +164,108 @@ extension PoseLandmarker {
                     return i
                 }
                 guard let i = pick else { return }
-                let detections = try searchTile(allTiles[i])
-                early.withLock { $0.found[i] = detections }
+                let detections = try search(i)
+                state.withLock { $0.found[i] = detections }
             }
         }
-        var wholeFound: [Detection] = []
-        var onePerson: [PersonPose]?, severalPeople: [PersonPose]?
-        if wholeImage == nil {
-            if searchBeside {
-                let proposer = multi.segmentationProposals ? try personProposals() : nil
-                let masker = multi.maxProposalRuns > 0 ? proposer : nil
-                struct Outcome {
-                    var found: [Detection] = []
-                    var one: [PersonPose]?
-                    var each: [Int: PersonPose?] = [:]
-                }
-                let outcome = Mutex(Outcome())
-                try JobQueue.run([
-                    ({ @Sendable queue in
-                        defer { early.withLock { $0.done = true } }
-                        let found = try detector.detect(in: image, minScore: wholeMinScore)
-                        outcome.withLock { $0.found = found }
-                        guard found.count == 1 else {
-                            // Several people (or none): the tile search stops after its current tile, and each
-                            // person's landmark run is queued, for this core at once and the other when its tile
-                            // ends.
-                            for (k, detection) in found.enumerated() {
-                                queue.add { _ in
-                                    let person = try self.landmarks(for: detection, in: image)
-                                    outcome.withLock { $0.each[k] = .some(person) }
-                                }
-                            }
-                            return
-                        }
-                        let head = found[0].box.center, hips = found[0].keypoints[0]
-                        let away = allTiles.indices.sorted {
-                            Self.distance(allTiles[$0].boundingBox.center, head, hips)
-                                > Self.distance(allTiles[$1].boundingBox.center, head, hips)
-                        }
-                        early.withLock {
-                            $0.awayFromPerson = away
-                            $0.landmarking = true
-                        }
-                        let people = try self.landmarkWholeImage(found, in: image, maxPeople: maxPeople)
-                        // The proposal masks of the tiles this person leaves uncovered, one job each: this core starts
-                        // on them while the other ends its tile, then both take them.
-                        if let masker, people.count < maxPeople {
-                            let boxes = people.map(\.landmarkBoundingBox)
-                            for i in allTiles.indices where !Self.isCovered(allTiles[i], by: boxes, threshold: multi.coverageToSkipTile) {
-                                queue.add { _ in
-                                    let mask = try masker.mask(of: image, tile: allTiles[i])
-                                    early.withLock { $0.masks[i] = mask }
-                                }
-                            }
-                        }
-                        outcome.withLock { $0.one = people }
-                    }, true),
-                    ({ @Sendable _ in
-                        try searchUntilDone(try Self.leastPersonFirst(allTiles, in: image, proposer: proposer))
-                    }, false),
-                ])
-                let result = outcome.withLock { $0 }
-                wholeFound = result.found
-                onePerson = result.one
-                if result.found.count > 1 {
-                    severalPeople = mergeWholeImage(result.found, runs: result.each, maxPeople: maxPeople)
-                }
-            } else {
-                wholeFound = try detector.detect(in: image, minScore: wholeMinScore)
-            }
+    }
+
+    /// The whole-image pass (as ``detect(in:)``'s, except that a detection whose head box sits on the nose of a person
+    /// already found is not given a landmark run) with the tile search beside it.
+    ///
+    /// Which tiles get searched depends on the landmark boxes of the people found, but a tile's detections do
+    /// not. So while one core runs the whole-image detector, the other searches tiles, those holding the least
+    /// of the whole-image selfie mask first (``leastPersonFirst``). When that detector finds a single person, its
+    /// core goes on to that person's landmark run at once, and the other starts at most one more tile after that:
+    /// the unsearched one farthest from the person's head-to-hips line (the least likely to be covered). A landmark
+    /// run takes about as long as a tile's detector run, so a second one would hold the search up by most of a
+    /// run. When it finds several people, the tile search stops after its current tile and each person's landmark
+    /// run is queued, taken by whichever core is free. Only the tiles the people found leave uncovered are used,
+    /// so the result is exactly that of searching after them.
+    private func wholeImagePassBesideTiles(_ search: TileSearch, maxPeople: Int, options multi: MultiScaleOptions) throws
+        -> [PersonPose]
+    {
+        let image = search.image, allTiles = search.tiles, detector = self.detector
+        let wholeMinScore = options.minDetectionScore
+        let proposer = multi.segmentationProposals ? try personProposals() : nil
+        let masker = multi.maxProposalRuns > 0 ? proposer : nil
+        struct Outcome {
+            var found: [Detection] = []
+            var one: [PersonPose]?
+            var each: [Int: PersonPose?] = [:]
         }
-        let whole = wholeFound
-        var people: [PersonPose]
-        if let wholeImage {
-            people = Array(wholeImage.prefix(maxPeople))
-        } else if let found = onePerson ?? severalPeople {
-            people = found
-        } else {
-            people = try landmarkWholeImage(whole, in: image, maxPeople: maxPeople)
-        }
-        guard people.count < maxPeople else { return people }
+        let outcome = Mutex(Outcome())
+        try JobQueue.run([
+            ({ @Sendable queue in
+                defer { search.state.withLock { $0.done = true } }
+                let found = try detector.detect(in: image, minScore: wholeMinScore)
+                outcome.withLock { $0.found = found }
+                guard found.count == 1 else {
+                    // Several people (or none): the tile search stops after its current tile, and each
+                    // person's landmark run is queued, for this core at once and the other when its tile
+                    // ends.
+                    for (k, detection) in found.enumerated() {
+                        queue.add { _ in
+                            let person = try self.landmarks(for: detection, in: image)
+                            outcome.withLock { $0.each[k] = .some(person) }
+                        }
+                    }
+                    return
+                }
+                let head = found[0].box.center, hips = found[0].keypoints[0]
+                let away = allTiles.indices.sorted {
+                    Self.distance(allTiles[$0].boundingBox.center, head, hips)
+                        > Self.distance(allTiles[$1].boundingBox.center, head, hips)
+                }
+                search.state.withLock {
+                    $0.awayFromPerson = away
+                    $0.landmarking = true
+                }
+                let people = try self.landmarkWholeImage(found, in: image, maxPeople: maxPeople)
+                // The proposal masks of the tiles this person leaves uncovered, one job each: this core starts
+                // on them while the other ends its tile, then both take them.
+                if let masker, people.count < maxPeople {
+                    let boxes = people.map(\.landmarkBoundingBox)
+                    for i in allTiles.indices where !Self.isCovered(allTiles[i], by: boxes, threshold: multi.coverageToSkipTile) {
+                        queue.add { _ in
+                            let mask = try masker.mask(of: image, tile: allTiles[i])
+                            search.state.withLock { $0.masks[i] = mask }
+                        }
+                    }
+                }
+                outcome.withLock { $0.one = people }
+            }, true),
+            ({ @Sendable _ in
+                try search.searchUntilDone(try Self.leastPersonFirst(allTiles, in: image, proposer: proposer))
+            }, false),
+        ])
+        let result = outcome.withLock { $0 }
+        if let one = result.one { return one }
+        if result.found.count > 1 { return mergeWholeImage(result.found, runs: result.each, maxPeople: maxPeople) }
+        return try landmarkWholeImage(result.found, in: image, maxPeople: maxPeople)
+    }
+
+    /// Searches the tiles the people found do not already fill (those not searched beside the whole-image pass),
+    /// gives each new detection a landmark run, and adds the mask regions nobody holds as proposals.
+    private func searchTiles(
+        _ search: TileSearch, adding people: inout [PersonPose], maxPeople: Int, options multi: MultiScaleOptions
+    ) throws {
+        let image = search.image, allTiles = search.tiles
         // A tile mostly covered by the people found already has no room for someone they hide from the whole-image
         // pass; the others are searched.
         let found = people.map(\.landmarkBoundingBox)
         let tiles = allTiles.indices.filter { !Self.isCovered(allTiles[$0], by: found, threshold: multi.coverageToSkipTile) }
-        guard !tiles.isEmpty else { return people }
+        guard !tiles.isEmpty else { return }
 
         // The tiles are independent single-threaded detector runs: side by side, results in tile order. The
         // segmentation proposals' masks of the same tiles do not depend on who is found, so they are made in the
         // same batch (on a core a lone remaining tile search would leave idle), those not made yet.
-        var (searched, made) = early.withLock { ($0.found, $0.masks) }
+        var (searched, made) = search.state.withLock { ($0.found, $0.masks) }
         let remaining = tiles.filter { searched[$0] == nil }
         let proposer = multi.segmentationProposals && multi.maxProposalRuns > 0 ? try personProposals() : nil
         let unmasked = proposer == nil ? [] : tiles.filter { made[$0] == nil }
         enum Work: Sendable { case detections([Detection]), mask([Float]) }
-        var jobs = remaining.map { i in { @Sendable in Work.detections(try searchTile(allTiles[i])) } }
+        var jobs = remaining.map { i in { @Sendable in Work.detections(try search.search(i)) } }
         if let proposer {
             jobs += unmasked.map { i in { @Sendable in Work.mask(try proposer.mask(of: image, tile: allTiles[i])) } }
         }
@@ -264,10 +296,9 @@ extension PoseLandmarker {
                 people.append(person)
             }
         }
-        guard proposer != nil, people.count < maxPeople else { return people }
+        guard proposer != nil, people.count < maxPeople else { return }
         try addSegmentationProposals(
             in: image, tiles: tiles.map { allTiles[$0] }, masks: masks, to: &people, maxPeople: maxPeople, options: multi)
-        return people
     }
 
     /// Gives the mask regions of the searched tiles (`masks`, the landscape selfie model's, one per tile) that no

@@ -61,7 +61,7 @@ public final class PersonSegmenter: Sendable {
     /// - Throws: `InferenceError` `.modelNotFound` when the models are not installed.
     public init(quality: SegmentationQuality, threads: Int? = nil) throws {
         self.quality = quality
-        self.threads = threads ?? 1
+        self.threads = threads ?? CPUBudget.modelThreads
         concurrent = threads == nil && CPUBudget.available > 1
         let n = self.threads
         landscape = try InterpreterPool(modelNamed: "selfie_segmentation_landscape.tflite", threads: n)
@@ -165,7 +165,11 @@ public final class PersonSegmenter: Sendable {
     }
 
     /// The accurate level up to the fused grid mask (``Fusion``). Throws for any level but accurate.
-    package func fuse(_ image: PixelBuffer) throws -> Fusion {
+    ///
+    /// `people`, when given, finds the image's people (with their ROI masks) for the fusion, beside the selfie
+    /// branch, instead of this segmenter's own pose pass and search: an image analysis passes its body pipeline's
+    /// people, so that the mask holds the people the body requests report and the pose models run once per image.
+    package func fuse(_ image: PixelBuffer, people given: (@Sendable () throws -> [PersonPose])? = nil) throws -> Fusion {
         guard quality == .accurate else {
             throw PerceptionError(.invalidArgument, "only the accurate level fuses per-person masks; this segmenter is \(quality)")
         }
@@ -175,11 +179,11 @@ public final class PersonSegmenter: Sendable {
         // beside the pose branch (the longer one), with the selfie model.
         let factor = Self.gridFactor(W, H)
         let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
-        let selfieBranchDone = Atomic<Bool>(false)
+        let selfieBranchDone = Flag()
         let (found, (selfie, statistics, selfieOnGrid)) = try both(
-            { try self.people(in: image, otherCoreFree: selfieBranchDone) },
+            { try given?() ?? self.people(in: image, otherCoreFree: selfieBranchDone) },
             {
-                defer { selfieBranchDone.store(true, ordering: .releasing) }
+                defer { selfieBranchDone.set() }
                 let selfie = try self.selfieMask(image, pool: self.landscape, width: 256, height: 144)
                 let statistics = GuidedFilter.guideStatistics(
                     image, factor: factor, radius: Self.refineRadius(W, H, factor: factor), epsilon: Self.refineEpsilon)
@@ -189,7 +193,7 @@ public final class PersonSegmenter: Sendable {
         // in a group photo whose faces are too small for it): search as the body request does (tiles, segmentation
         // proposals), starting from the people found, so that their pose mask, not the selfie mask, decides around
         // them.
-        let search = found.isEmpty || !Self.unaccountedRegions(selfie, image: image, found: found).isEmpty
+        let search = given == nil && (found.isEmpty || !Self.unaccountedRegions(selfie, image: image, found: found).isEmpty)
         let people = !search
             ? found
             : try landmarker!.detectMultiScale(
@@ -245,7 +249,7 @@ public final class PersonSegmenter: Sendable {
         }
         // The refinement at the image's size runs on every core: stop multi-threaded inference workers
         // spinning first.
-        if threads > 1, image.width * image.height >= 1 << 20 { Interpreter.parkWorkers(threads: threads) }
+        if threads > 1, image.width * image.height >= 1 << 20 { SpinningPools.quiet(.inference) }
         guard image.width == fusion.imageWidth, image.height == fusion.imageHeight else {
             throw PerceptionError(
                 .invalidArgument,
@@ -279,15 +283,15 @@ public final class PersonSegmenter: Sendable {
     /// spin-wait, single-threaded ones do not): the pool's idle thread is told to sleep rather than spin, so
     /// XNNPACK's worker gets its core, and the workers are parked after the run, before the refinement wants both
     /// cores.
-    private func people(in image: PixelBuffer, otherCoreFree: borrowing Atomic<Bool>) throws -> [PersonPose] {
+    private func people(in image: PixelBuffer, otherCoreFree: Flag) throws -> [PersonPose] {
         let landmarker = self.landmarker!
         let detections = try landmarker.detector.detect(
             in: image, minScore: landmarker.options.minDetectionScore, tiling: landmarker.options.detectorTiling)
-        if let wide = wideLandmarker, detections.count == 1, Self.wait(for: otherCoreFree, nanoseconds: Self.wideWait),
+        if let wide = wideLandmarker, detections.count == 1, otherCoreFree.wait(upTo: Self.wideWait),
             Interpreter.runsInFlight == 0
         {
-            WorkerPool.shared.stopSpinning()
-            defer { Interpreter.parkWorkers(threads: 2) }
+            SpinningPools.quiet(.workers)
+            defer { SpinningPools.quiet(.inference) }
             return try wide.landmarks(for: detections[0], in: image).map { [$0] } ?? []
         }
         return try landmarker.people(for: detections, in: image, maxPeople: landmarker.options.maxPeople)
@@ -295,16 +299,6 @@ public final class PersonSegmenter: Sendable {
 
     /// How long a lone person's landmark run waits for the selfie branch before running on one thread.
     static let wideWait: UInt64 = 1_500_000
-
-    /// Whether `flag` is set now or within `nanoseconds` (checked while yielding the core).
-    private static func wait(for flag: borrowing Atomic<Bool>, nanoseconds: UInt64) -> Bool {
-        let start = DispatchTime.now().uptimeNanoseconds
-        while !flag.load(ordering: .acquiring) {
-            if DispatchTime.now().uptimeNanoseconds - start >= nanoseconds { return false }
-            sched_yield()
-        }
-        return true
-    }
 
     /// The regions of the selfie mask (256×144, the whole image) that stand apart from every found person: someone
     /// the whole-image pose pass missed, or something the selfie model takes for a person.

@@ -13,10 +13,10 @@ enum ErrorTranslation {
         let ns = error as NSError
         if ns.domain == VNErrorDomain { return ns }
         guard let e = error as? EngineError else {
-            return VNError(.unknownError, String(describing: error), underlying: error)
+            return NSError(vision: .unknownError, String(describing: error), underlying: error)
         }
-        if let input { return VNError(.invalidImage, "cannot read \(input): \(e.message)", underlying: e) }
-        return VNError(code(for: e.code), e.message, underlying: e)
+        if let input { return NSError(vision: .invalidImage, "cannot read \(input): \(e.message)", underlying: e) }
+        return NSError(vision: code(for: e.code), e.message, underlying: e)
     }
 
     /// Runs `body`, reporting its failures as ``visionError(_:readingInput:)`` does.
@@ -43,7 +43,7 @@ extension CIImage {
         do {
             return try CIContext().renderPixels(self, format: .rgba32)
         } catch {
-            throw VNError(.invalidImage, "the CIImage (extent \(extent)) cannot be analysed: \(error.localizedDescription); crop it to a finite extent first", underlying: error)
+            throw NSError(vision: .invalidImage, "the CIImage (extent \(extent)) cannot be analysed: \(error.localizedDescription); crop it to a finite extent first", underlying: error)
         }
     }
 }

@@ -15,50 +15,6 @@ public struct VNImageOption: RawRepresentable, Hashable, Sendable {
     public static let ciContext = VNImageOption(rawValue: "VNImageOptionCIContext")
 }
 
-/// The upright image a request analyses, decoded once per handler and shared by its requests.
-final class VNImageContext: @unchecked Sendable {
-    /// The whole upright image.
-    let image: PixelBuffer
-    /// Options given to the handler.
-    let options: [VNImageOption: Any]
-    /// Identifies the handler (instance masks need the same handler again).
-    let handlerID: ObjectIdentifier
-    /// The video frame's time, when a ``VNVideoProcessor`` performs the requests: their observations carry it.
-    var frameTime: CMTimeRange?
-    /// The file's EXIF 35 mm-equivalent focal length, when the handler decoded a file that has one.
-    var focalLength35mm: Double?
-
-    /// The regions of interest of the face landmarks and capture-quality requests in the current `perform` that detect
-    /// their own faces: a rectangles request on one of them starts the iris-refining mesh early for them.
-    let irisMeshWanted = Mutex<[CGRect]>([])
-
-    /// The accurate person-segmentation level's work per region of interest, shared by the person-mask and
-    /// instance-mask requests (``accurateFusion(roi:region:by:)``).
-    let fusions = Mutex<[(roi: CGRect, fusion: PersonSegmenter.Fusion)]>([])
-
-    init(image: PixelBuffer, options: [VNImageOption: Any], handlerID: ObjectIdentifier) {
-        self.image = image
-        self.options = options
-        self.handlerID = handlerID
-    }
-
-    /// The region of interest in pixels (top-left origin), from a normalized lower-left rect.
-    func pixelRect(for roi: CGRect) -> (x: Int, y: Int, width: Int, height: Int) {
-        let W = Double(image.width), H = Double(image.height)
-        let x0 = Int((Double(roi.minX) * W).rounded()), x1 = Int((Double(roi.maxX) * W).rounded())
-        let top = Int(((1 - Double(roi.maxY)) * H).rounded()), bottom = Int(((1 - Double(roi.minY)) * H).rounded())
-        let x = max(0, min(image.width - 1, x0)), y = max(0, min(image.height - 1, top))
-        return (x, y, max(1, min(image.width, x1) - x), max(1, min(image.height, bottom) - y))
-    }
-
-    /// The image cropped to a request's region of interest (the image itself when it covers everything).
-    func region(_ roi: CGRect) throws -> PixelBuffer {
-        let r = pixelRect(for: roi)
-        if r.x == 0, r.y == 0, r.width == image.width, r.height == image.height { return image }
-        return try image.cropped(x: r.x, y: r.y, width: r.width, height: r.height)
-    }
-}
-
 /// Performs requests on one image, as Apple's `VNImageRequestHandler`.
 ///
 /// The image is decoded (and turned upright) once, on the first `perform`, and shared by every request.
@@ -82,8 +38,8 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     /// nil: use the file's own EXIF orientation (URL and data sources).
     private let orientation: CGImagePropertyOrientation?
     private let options: [VNImageOption: Any]
-    private let prepared = Mutex<VNImageContext?>(nil)
-    private let reduced = Mutex<VNImageContext?>(nil)
+    private let prepared = Mutex<HandlerImage?>(nil)
+    private let reduced = Mutex<HandlerImage?>(nil)
 
     /// The video frame this handler's image is (``VNVideoProcessor``): its observations carry the time.
     private let frameTime: CMTimeRange?
@@ -159,7 +115,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     /// Every request runs even when an earlier one fails; each request's completion handler receives its own
     /// outcome. Throws the first failure, an `NSError` in ``VNErrorDomain``.
     public func perform(_ requests: [VNRequest]) throws {
-        let context: VNImageContext
+        let context: HandlerImage
         do {
             let sides = requests.map(\.sufficientImageSide)
             context = try prepare(sufficientSide: sides.contains(nil) ? nil : sides.compactMap { $0 }.max())
@@ -168,15 +124,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
             for r in requests { r.completionHandler?(r, e) }
             throw e
         }
-        context.irisMeshWanted.withLock { wanted in
-            wanted = requests.compactMap { r in
-                switch r {
-                case let l as VNDetectFaceLandmarksRequest where l.inputFaceObservations == nil: return l.regionOfInterest
-                case let q as VNDetectFaceCaptureQualityRequest where q.inputFaceObservations == nil: return q.regionOfInterest
-                default: return nil
-                }
-            }
-        }
+        for r in requests { r.announce(to: context) }
         var first: Error?
         for r in requests {
             do { try r.run(on: context) } catch { if first == nil { first = error } }
@@ -209,16 +157,16 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     }
 
     /// The upright image, decoded on first use.
-    func prepare() throws -> VNImageContext { try prepare(sufficientSide: nil) }
+    func prepare() throws -> HandlerImage { try prepare(sufficientSide: nil) }
 
     /// The upright image, or, for an encoded source and a `sufficientSide`, possibly a smaller decode of it whose
     /// longer side is at least that (kept apart: a later request that needs the full image decodes it then).
-    func prepare(sufficientSide: Int?) throws -> VNImageContext {
+    func prepare(sufficientSide: Int?) throws -> HandlerImage {
         if let c = prepared.withLock({ $0 }) { return c }
         if let side = sufficientSide {
             if let c = reduced.withLock({ $0 }), max(c.image.width, c.image.height) >= side { return c }
             if let (image, focal) = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: side) {
-                let context = VNImageContext(image: image, options: options, handlerID: ObjectIdentifier(self))
+                let context = HandlerImage(image: image, options: options, handlerID: ObjectIdentifier(self))
                 context.focalLength35mm = focal
                 context.frameTime = frameTime
                 reduced.withLock { $0 = context }
@@ -226,7 +174,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
             }
         }
         let (image, focal) = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: nil)!
-        let context = VNImageContext(image: image, options: options, handlerID: ObjectIdentifier(self))
+        let context = HandlerImage(image: image, options: options, handlerID: ObjectIdentifier(self))
         context.focalLength35mm = focal
         context.frameTime = frameTime
         prepared.withLock { $0 = context }
@@ -238,7 +186,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         switch source {
         case .url(let url):
             if let reason = ImageDecoder.unreadableReason(url) {
-                throw VNError(.invalidImage, "cannot read the image file \(url.path): \(reason)")
+                throw NSError(vision: .invalidImage, "cannot read the image file \(url.path): \(reason)")
             }
             return try ImageDecoder.readFile(url)
         case .data(let data): return data
@@ -282,44 +230,5 @@ public final class VNImageRequestHandler: @unchecked Sendable {
             pixels = try pixels.applying(orientation.imaging)
         }
         return (pixels, focalLength)
-    }
-}
-
-/// Performs requests on a stream of images, as Apple's `VNSequenceRequestHandler`.
-///
-/// Stateful requests (person segmentation) performed on consecutive frames through the same requests keep
-/// their state in the request objects, so the same requests should be reused frame after frame.
-public final class VNSequenceRequestHandler: @unchecked Sendable {
-    public init() {}
-
-    public func perform(_ requests: [VNRequest], on image: CGImage) throws {
-        try VNImageRequestHandler(cgImage: image).perform(requests)
-    }
-    public func perform(_ requests: [VNRequest], on image: CGImage, orientation: CGImagePropertyOrientation) throws {
-        try VNImageRequestHandler(cgImage: image, orientation: orientation).perform(requests)
-    }
-    public func perform(_ requests: [VNRequest], on image: CIImage) throws {
-        try VNImageRequestHandler(ciImage: image).perform(requests)
-    }
-    public func perform(_ requests: [VNRequest], on image: CIImage, orientation: CGImagePropertyOrientation) throws {
-        try VNImageRequestHandler(ciImage: image, orientation: orientation).perform(requests)
-    }
-    public func perform(_ requests: [VNRequest], on pixelBuffer: CVPixelBuffer) throws {
-        try VNImageRequestHandler(cvPixelBuffer: pixelBuffer).perform(requests)
-    }
-    public func perform(_ requests: [VNRequest], on pixelBuffer: CVPixelBuffer, orientation: CGImagePropertyOrientation) throws {
-        try VNImageRequestHandler(cvPixelBuffer: pixelBuffer, orientation: orientation).perform(requests)
-    }
-    public func perform(_ requests: [VNRequest], onImageData imageData: Data) throws {
-        try VNImageRequestHandler(data: imageData).perform(requests)
-    }
-    public func perform(_ requests: [VNRequest], onImageData imageData: Data, orientation: CGImagePropertyOrientation) throws {
-        try VNImageRequestHandler(data: imageData, orientation: orientation).perform(requests)
-    }
-    public func perform(_ requests: [VNRequest], onImageURL imageURL: URL) throws {
-        try VNImageRequestHandler(url: imageURL).perform(requests)
-    }
-    public func perform(_ requests: [VNRequest], onImageURL imageURL: URL, orientation: CGImagePropertyOrientation) throws {
-        try VNImageRequestHandler(url: imageURL, orientation: orientation).perform(requests)
     }
 }

@@ -38,7 +38,7 @@ public final class VNDetectHumanBodyPoseRequest: VNImageBasedRequest, @unchecked
     /// - Throws: ``VNErrorCode/unsupportedRevision`` for an unknown revision.
     public class func supportedJointNames(forRevision revision: Int) throws -> [VNHumanBodyPoseObservation.JointName] {
         guard supportedRevisions.contains(revision) else {
-            throw VNError(.unsupportedRevision, "VNDetectHumanBodyPoseRequest revision \(revision) is not supported")
+            throw NSError(vision: .unsupportedRevision, "VNDetectHumanBodyPoseRequest revision \(revision) is not supported")
         }
         return VNHumanBodyPoseObservation.JointName.all
     }
@@ -47,14 +47,15 @@ public final class VNDetectHumanBodyPoseRequest: VNImageBasedRequest, @unchecked
     /// - Throws: ``VNErrorCode/unsupportedRevision`` for an unknown revision.
     public class func supportedJointsGroupNames(forRevision revision: Int) throws -> [VNHumanBodyPoseObservation.JointsGroupName] {
         guard supportedRevisions.contains(revision) else {
-            throw VNError(.unsupportedRevision, "VNDetectHumanBodyPoseRequest revision \(revision) is not supported")
+            throw NSError(vision: .unsupportedRevision, "VNDetectHumanBodyPoseRequest revision \(revision) is not supported")
         }
         return VNHumanBodyPoseObservation.JointsGroupName.members.map(\.0)
     }
 
-    override func process(_ image: VNImageContext) throws -> [VNObservation] {
-        let region = try image.region(regionOfInterest)
-        let people = try VNHumanPipelines.people(in: image, region: regionOfInterest, image: region)
+    override func process(_ image: HandlerImage) throws -> [VNObservation] {
+        let analysis = try image.analysis(of: regionOfInterest)
+        let region = analysis.image
+        let people = try analysis.people()
         return people.map { Self.observation($0, width: region.width, height: region.height, revision: revision) }
     }
 

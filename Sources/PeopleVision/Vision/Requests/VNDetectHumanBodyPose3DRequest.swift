@@ -59,18 +59,19 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
 
     private func checkRevision() throws {
         guard Self.supportedRevisions.contains(revision) else {
-            throw VNError(.unsupportedRevision, "VNDetectHumanBodyPose3DRequest revision \(revision) is not supported")
+            throw NSError(vision: .unsupportedRevision, "VNDetectHumanBodyPose3DRequest revision \(revision) is not supported")
         }
     }
 
-    override func process(_ image: VNImageContext) throws -> [VNObservation] {
-        let region = try image.region(regionOfInterest)
+    override func process(_ image: HandlerImage) throws -> [VNObservation] {
+        let analysis = try image.analysis(of: regionOfInterest)
+        let region = analysis.image
         let origin = image.pixelRect(for: regionOfInterest)
         var intrinsics = try Self.intrinsics(
             image.options[.cameraIntrinsics], width: image.image.width, height: image.image.height, focalLength35mm: image.focalLength35mm)
         intrinsics.cx -= Double(origin.x)
         intrinsics.cy -= Double(origin.y)
-        let people = try VNHumanPipelines.people(in: image, region: regionOfInterest, image: region, multiScale: false)
+        let people = try analysis.people(multiScale: false)
         let prominence = people.map { Self.prominence($0, width: region.width, height: region.height) }
         guard let best = prominence.indices.max(by: { prominence[$0] < prominence[$1] }), prominence[best] > 0,
             let skeleton = BodyPose3D(person: people[best], intrinsics: intrinsics)
@@ -110,12 +111,12 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
             func column(_ c: Int) -> SIMD3<Float> { SIMD3(floats[c * stride], floats[c * stride + 1], floats[c * stride + 2]) }
             k = simd_float3x3(column(0), column(1), column(2))
         default:
-            throw VNError(.invalidOption, "VNImageOption.cameraIntrinsics must be a matrix_float3x3 or Data holding one, not \(type(of: value))")
+            throw NSError(vision: .invalidOption, "VNImageOption.cameraIntrinsics must be a matrix_float3x3 or Data holding one, not \(type(of: value))")
         }
         let c = CameraIntrinsics(
             fx: Double(k.columns.0.x), fy: Double(k.columns.1.y), cx: Double(k.columns.2.x), cy: Double(k.columns.2.y))
         guard c.isUsable else {
-            throw VNError(.invalidOption, "VNImageOption.cameraIntrinsics fx \(c.fx), fy \(c.fy), ox \(c.cx), oy \(c.cy) is not a camera")
+            throw NSError(vision: .invalidOption, "VNImageOption.cameraIntrinsics fx \(c.fx), fy \(c.fy), ox \(c.cx), oy \(c.cy) is not a camera")
         }
         return c
     }

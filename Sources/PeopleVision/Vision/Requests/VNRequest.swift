@@ -99,28 +99,32 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
     var sufficientImageSide: Int? { nil }
 
     /// Runs the request on a prepared image. Subclasses override; the base class is abstract.
-    func process(_ image: VNImageContext) throws -> [VNObservation] {
-        throw VNError(.notImplemented, "\(type(of: self)) is abstract; perform a concrete request")
+    func process(_ image: HandlerImage) throws -> [VNObservation] {
+        throw NSError(vision: .notImplemented, "\(type(of: self)) is abstract; perform a concrete request")
     }
 
     /// Checks options before any work (revision, subclass options).
     func validate() throws {
         for (stage, device) in computeDevices {
             guard stage == .main || stage == .postProcessing else {
-                throw VNError(.unsupportedComputeStage, "compute stage \(stage.rawValue) is not one this request has")
+                throw NSError(vision: .unsupportedComputeStage, "compute stage \(stage.rawValue) is not one this request has")
             }
             guard device.isCPU else {
-                throw VNError(.unsupportedComputeDevice, "\(type(of: self)) runs on the CPU only")
+                throw NSError(vision: .unsupportedComputeDevice, "\(type(of: self)) runs on the CPU only")
             }
         }
         let r = revision
         guard type(of: self).supportedRevisions.contains(r) else {
-            throw VNError(.unsupportedRevision, "\(type(of: self)) revision \(r) is not supported (supported: \(Array(type(of: self).supportedRevisions)))")
+            throw NSError(vision: .unsupportedRevision, "\(type(of: self)) revision \(r) is not supported (supported: \(Array(type(of: self).supportedRevisions)))")
         }
     }
 
+    /// Tells the image's analysis, before any request of a `perform` runs, what this request will ask of it (so that
+    /// an earlier request's stage can start work for a later one). Subclasses override; the default says nothing.
+    func announce(to image: HandlerImage) {}
+
     /// Performs the request on `image`, stores the results, calls the completion handler, and rethrows a failure.
-    func run(on image: VNImageContext) throws {
+    func run(on image: HandlerImage) throws {
         state.withLock { $0.cancelled = false; $0.results = nil }
         do {
             try validate()
@@ -130,7 +134,7 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
                 if !s.cancelled { s.results = observations }
                 return s.cancelled
             }
-            if cancelled { throw VNError(.requestCancelled, "the request was cancelled") }
+            if cancelled { throw NSError(vision: .requestCancelled, "the request was cancelled") }
             completionHandler?(self, nil)
         } catch {
             let reported = Self.visionError(error)
@@ -164,7 +168,7 @@ open class VNImageBasedRequest: VNRequest, @unchecked Sendable {
         guard r.width > 0, r.height > 0, r.minX.isFinite, r.minY.isFinite,
             unit.insetBy(dx: -1e-6, dy: -1e-6).contains(r)
         else {
-            throw VNError(.invalidArgument, "regionOfInterest \(r) must be a non-empty rectangle inside (0, 0, 1, 1)")
+            throw NSError(vision: .invalidArgument, "regionOfInterest \(r) must be a non-empty rectangle inside (0, 0, 1, 1)")
         }
     }
 }

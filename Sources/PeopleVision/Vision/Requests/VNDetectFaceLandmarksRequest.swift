@@ -81,20 +81,24 @@ public final class VNDetectFaceLandmarksRequest: VNImageBasedRequest, VNFaceObse
     override func validate() throws {
         try super.validate()
         guard Self.revision(revision, supportsConstellation: constellation) else {
-            throw VNError(.invalidOption, "revision \(revision) does not support \(constellation); the 76-point constellation needs revision 3")
+            throw NSError(vision: .invalidOption, "revision \(revision) does not support \(constellation); the 76-point constellation needs revision 3")
         }
     }
 
-    override func process(_ image: VNImageContext) throws -> [VNObservation] {
-        let region = try image.region(regionOfInterest)
-        let scope = VNFacePipeline.Scope(context: image, roi: regionOfInterest)
+    override func announce(to image: HandlerImage) {
+        if inputFaceObservations == nil { (try? image.analysis(of: regionOfInterest))?.expectFaceLandmarks() }
+    }
+
+    override func process(_ image: HandlerImage) throws -> [VNObservation] {
+        let analysis = try image.analysis(of: regionOfInterest)
+        let region = analysis.image
         let (inputs, requested) = settings.withLock { ($0.inputs, $0.constellation) }
         let rev = revision
         let uses76 = requested == .constellation76Points || (requested == .constellationNotDefined && rev >= 3)
         let constellation = uses76 ? FaceLandmarkConstellation.points76 : .points65
-        let faces = try inputs ?? VNFacePipeline.detectFaces(in: region, revision: 3, scope: scope, landmarksToFollow: true)
+        let faces = try inputs ?? FaceObservations.detect(in: analysis, revision: 3, landmarksToFollow: true)
         return try faces.map { face in
-            let mesh = try VNFacePipeline.mesh(for: face, in: region, irises: true, scope: scope)
+            let mesh = try FaceObservations.mesh(for: face, in: analysis, irises: true)
             // Faces this request found itself get the box and pose of their final mesh, so every landmark lies
             // inside the box; given observations keep theirs.
             var box = face.boundingBox
@@ -109,7 +113,7 @@ public final class VNDetectFaceLandmarksRequest: VNImageBasedRequest, VNFaceObse
                     mesh: $0, width: region.width, height: region.height, faceBoundingBox: box,
                     constellation: constellation, precisionEstimates: uses76, requestRevision: rev)
             }
-            var source = face.source ?? FaceSource(detection: nil, mesh: nil, width: region.width, height: region.height)
+            var source = face.source ?? FaceRecord(detection: nil, mesh: nil, width: region.width, height: region.height)
             if let mesh {
                 source.mesh = mesh
                 source.width = region.width

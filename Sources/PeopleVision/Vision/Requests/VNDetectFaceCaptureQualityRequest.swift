@@ -36,16 +36,17 @@ public final class VNDetectFaceCaptureQualityRequest: VNImageBasedRequest, VNFac
         IndexSet([VNDetectFaceCaptureQualityRequestRevision1, VNDetectFaceCaptureQualityRequestRevision2])
     }
 
-    override func process(_ image: VNImageContext) throws -> [VNObservation] {
-        let region = try image.region(regionOfInterest)
-        let scope = VNFacePipeline.Scope(context: image, roi: regionOfInterest)
+    override func announce(to image: HandlerImage) {
+        if inputFaceObservations == nil { (try? image.analysis(of: regionOfInterest))?.expectFaceLandmarks() }
+    }
+
+    override func process(_ image: HandlerImage) throws -> [VNObservation] {
+        let analysis = try image.analysis(of: regionOfInterest)
         let rev = revision
-        let faces = try inputFaceObservations ?? VNFacePipeline.detectFaces(in: region, revision: 3, scope: scope, landmarksToFollow: true)
+        let faces = try inputFaceObservations ?? FaceObservations.detect(in: analysis, revision: 3, landmarksToFollow: true)
         return try faces.map { face in
-            let mesh = try VNFacePipeline.mesh(for: face, in: region, irises: true, scope: scope)
-            let quality = try mesh.map { m in
-                try VNFacePipeline.run { Float(try FaceCaptureQuality(face: m, in: region).score) }
-            }
+            let mesh = try FaceObservations.mesh(for: face, in: analysis, irises: true)
+            let quality = try mesh.map { m in Float(try FaceCaptureQuality(face: m, in: analysis.image).score) }
             return VNFaceObservation(
                 boundingBox: face.boundingBox, confidence: face.confidence, requestRevision: rev, roll: face.roll,
                 yaw: face.yaw, pitch: face.pitch, landmarks: face.landmarks, faceCaptureQuality: quality, source: face.source)

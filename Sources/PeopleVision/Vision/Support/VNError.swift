@@ -31,9 +31,11 @@ public enum VNErrorCode: Int, Sendable {
     case unsupportedComputeDevice = 22
 }
 
-/// Builds the `NSError` Vision reports: domain ``VNErrorDomain``, the code's raw value, and a description.
-func VNError(_ code: VNErrorCode, _ message: String, underlying: Error? = nil) -> NSError {
-    var info: [String: Any] = [NSLocalizedDescriptionKey: message]
-    if let underlying { info[NSUnderlyingErrorKey] = underlying }
-    return NSError(domain: VNErrorDomain, code: code.rawValue, userInfo: info)
+extension NSError {
+    /// The `NSError` Vision reports: domain ``VNErrorDomain``, the code's raw value, and a description.
+    convenience init(vision code: VNErrorCode, _ message: String, underlying: Error? = nil) {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: message]
+        if let underlying { info[NSUnderlyingErrorKey] = underlying }
+        self.init(domain: VNErrorDomain, code: code.rawValue, userInfo: info)
+    }
 }

@@ -46,7 +46,7 @@ public final class VNDetectHumanHandPoseRequest: VNImageBasedRequest, @unchecked
     /// - Throws: ``VNErrorCode/unsupportedRevision`` for an unknown revision.
     public class func supportedJointNames(forRevision revision: Int) throws -> [VNHumanHandPoseObservation.JointName] {
         guard supportedRevisions.contains(revision) else {
-            throw VNError(.unsupportedRevision, "VNDetectHumanHandPoseRequest revision \(revision) is not supported")
+            throw NSError(vision: .unsupportedRevision, "VNDetectHumanHandPoseRequest revision \(revision) is not supported")
         }
         return VNHumanHandPoseObservation.JointName.all
     }
@@ -55,7 +55,7 @@ public final class VNDetectHumanHandPoseRequest: VNImageBasedRequest, @unchecked
     /// - Throws: ``VNErrorCode/unsupportedRevision`` for an unknown revision.
     public class func supportedJointsGroupNames(forRevision revision: Int) throws -> [VNHumanHandPoseObservation.JointsGroupName] {
         guard supportedRevisions.contains(revision) else {
-            throw VNError(.unsupportedRevision, "VNDetectHumanHandPoseRequest revision \(revision) is not supported")
+            throw NSError(vision: .unsupportedRevision, "VNDetectHumanHandPoseRequest revision \(revision) is not supported")
         }
         return VNHumanHandPoseObservation.JointsGroupName.members.map(\.0)
     }
@@ -64,16 +64,14 @@ public final class VNDetectHumanHandPoseRequest: VNImageBasedRequest, @unchecked
         try super.validate()
         let n = maximumHandCount
         guard (1...64).contains(n) else {
-            throw VNError(.invalidOption, "maximumHandCount \(n) is outside 1…64")
+            throw NSError(vision: .invalidOption, "maximumHandCount \(n) is outside 1…64")
         }
     }
 
-    override func process(_ image: VNImageContext) throws -> [VNObservation] {
-        let roi = regionOfInterest
-        let region = try image.region(roi)
-        let hands = try VNHumanPipelines.handLandmarker(maxHands: maximumHandCount).detect(in: region) {
-            try VNHumanPipelines.people(in: image, region: roi, image: region, multiScale: false)
-        }
+    override func process(_ image: HandlerImage) throws -> [VNObservation] {
+        let analysis = try image.analysis(of: regionOfInterest)
+        let region = analysis.image
+        let hands = try analysis.hands(maxHands: maximumHandCount)
         return hands.map { Self.observation($0, width: region.width, height: region.height, revision: revision) }
     }
 

@@ -36,7 +36,7 @@ open class VNRecognizedPointsObservation: VNObservation, @unchecked Sendable {
     ///   has no such point (Apple does not document the code).
     public func recognizedPoint(forKey pointKey: VNRecognizedPointKey) throws -> VNRecognizedPoint {
         guard let p = pointsByKey[pointKey] else {
-            throw VNError(.invalidArgument, "no point named '\(pointKey.rawValue)'; available: \(availableKeys.map(\.rawValue))")
+            throw NSError(vision: .invalidArgument, "no point named '\(pointKey.rawValue)'; available: \(availableKeys.map(\.rawValue))")
         }
         return p
     }
@@ -45,7 +45,7 @@ open class VNRecognizedPointsObservation: VNObservation, @unchecked Sendable {
     /// - Throws: ``VNErrorCode/invalidArgument`` for a group the observation does not have.
     public func recognizedPoints(forGroupKey groupKey: VNRecognizedPointGroupKey) throws -> [VNRecognizedPointKey: VNRecognizedPoint] {
         guard let members = groupMembers.first(where: { $0.group == groupKey })?.keys else {
-            throw VNError(.invalidArgument, "no point group named '\(groupKey.rawValue)'; available: \(availableGroupKeys.map(\.rawValue))")
+            throw NSError(vision: .invalidArgument, "no point group named '\(groupKey.rawValue)'; available: \(availableGroupKeys.map(\.rawValue))")
         }
         var result: [VNRecognizedPointKey: VNRecognizedPoint] = [:]
         for k in members { result[k] = pointsByKey[k] }

@@ -67,7 +67,7 @@ open class VNRecognizedPoints3DObservation: VNObservation, @unchecked Sendable {
     /// - Throws: ``VNErrorCode/invalidArgument`` when the observation has no such point.
     public func recognizedPoint(forKey pointKey: VNRecognizedPointKey) throws -> VNRecognizedPoint3D {
         guard let p = orderedPoints.first(where: { $0.identifier == pointKey }) else {
-            throw VNError(.invalidArgument, "no 3D point named '\(pointKey.rawValue)'; available: \(availableKeys.map(\.rawValue))")
+            throw NSError(vision: .invalidArgument, "no 3D point named '\(pointKey.rawValue)'; available: \(availableKeys.map(\.rawValue))")
         }
         return p
     }
@@ -76,7 +76,7 @@ open class VNRecognizedPoints3DObservation: VNObservation, @unchecked Sendable {
     /// - Throws: ``VNErrorCode/invalidArgument`` for a group the observation does not have.
     public func recognizedPoints(forGroupKey groupKey: VNRecognizedPointGroupKey) throws -> [VNRecognizedPointKey: VNRecognizedPoint3D] {
         guard let keys = groupMembers.first(where: { $0.group == groupKey })?.keys else {
-            throw VNError(.invalidArgument, "no 3D point group named '\(groupKey.rawValue)'; available: \(availableGroupKeys.map(\.rawValue))")
+            throw NSError(vision: .invalidArgument, "no 3D point group named '\(groupKey.rawValue)'; available: \(availableGroupKeys.map(\.rawValue))")
         }
         var out: [VNRecognizedPointKey: VNRecognizedPoint3D] = [:]
         for p in orderedPoints where keys.contains(p.identifier) { out[p.identifier] = p }
@@ -242,7 +242,7 @@ public final class VNHumanBodyPose3DObservation: VNRecognizedPoints3DObservation
 
     private func engineJoint(_ name: JointName) throws -> BodyPose3D.Joint {
         guard let j = JointName.all.first(where: { $0.0 == name })?.1 else {
-            throw VNError(.invalidArgument, "no 3D joint named '\(name.rawValue.rawValue)'")
+            throw NSError(vision: .invalidArgument, "no 3D joint named '\(name.rawValue.rawValue)'")
         }
         return j
     }

@@ -80,19 +80,19 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
         switch processingOptions.cadence {
         case nil: interval = 0
         case let rate as FrameRateCadence:
-            guard rate.frameRate > 0 else { throw VNError(.invalidOption, "a frame-rate cadence needs a positive rate, not \(rate.frameRate)") }
+            guard rate.frameRate > 0 else { throw NSError(vision: .invalidOption, "a frame-rate cadence needs a positive rate, not \(rate.frameRate)") }
             interval = 1 / Double(rate.frameRate)
         case let time as TimeIntervalCadence:
             guard time.timeInterval > 0, time.timeInterval.isFinite else {
-                throw VNError(.invalidOption, "a time-interval cadence needs a positive interval, not \(time.timeInterval)")
+                throw NSError(vision: .invalidOption, "a time-interval cadence needs a positive interval, not \(time.timeInterval)")
             }
             interval = time.timeInterval
         default:
-            throw VNError(.invalidOption, "use a FrameRateCadence or a TimeIntervalCadence")
+            throw NSError(vision: .invalidOption, "use a FrameRateCadence or a TimeIntervalCadence")
         }
         try state.withLock { s in
             guard !s.entries.contains(where: { $0.request === request }) else {
-                throw VNError(.invalidArgument, "\(type(of: request)) was already added to this video processor")
+                throw NSError(vision: .invalidArgument, "\(type(of: request)) was already added to this video processor")
             }
             s.entries.append(Entry(request: request, interval: interval))
         }
@@ -103,7 +103,7 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
     public func removeRequest(_ request: VNRequest) throws {
         try state.withLock { s in
             guard let i = s.entries.firstIndex(where: { $0.request === request }) else {
-                throw VNError(.invalidArgument, "\(type(of: request)) was not added to this video processor")
+                throw NSError(vision: .invalidArgument, "\(type(of: request)) was not added to this video processor")
             }
             s.entries.remove(at: i)
         }
@@ -122,14 +122,14 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
         reader = try ErrorTranslation.translating(readingInput: "the video \(url.path)") { try VideoReader(url: url) }
         let start = timeRange.start.seconds, end = timeRange.end.seconds
         guard start.isFinite, !end.isNaN, end > start else {
-            throw VNError(.invalidArgument, "the time range \(start)…\(end) s is empty or not finite at its start")
+            throw NSError(vision: .invalidArgument, "the time range \(start)…\(end) s is empty or not finite at its start")
         }
         let frameLength = reader.framesPerSecond > 0 ? 1 / reader.framesPerSecond : 0
         // A frame is in the range when its time is; a small tolerance absorbs the timestamps' rounding.
         let slack = 1e-6
         var analysed = 0
         while true {
-            if state.withLock({ $0.cancelled }) { throw VNError(.requestCancelled, "the video analysis was cancelled") }
+            if state.withLock({ $0.cancelled }) { throw NSError(vision: .requestCancelled, "the video analysis was cancelled") }
             let next: (frame: PixelBuffer, seconds: Double)?
             next = try ErrorTranslation.translating(readingInput: "the video \(url.path)") { try reader.nextFrame() }
             guard let (frame, seconds) = next, seconds < end - slack else { break }
@@ -153,7 +153,7 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
             try? VNImageRequestHandler(frame: frame, at: time).perform(due)
         }
         if analysed == 0 {
-            throw VNError(.invalidArgument, "no frame of \(url.lastPathComponent) lies in the time range \(start)…\(end) s")
+            throw NSError(vision: .invalidArgument, "no frame of \(url.lastPathComponent) lies in the time range \(start)…\(end) s")
         }
     }
 

@@ -30,11 +30,9 @@ public final class VNGeneratePersonInstanceMaskRequest: VNImageBasedRequest, @un
 
     public override class var supportedRevisions: IndexSet { IndexSet(integer: VNGeneratePersonInstanceMaskRequestRevision1) }
 
-    override func process(_ image: VNImageContext) throws -> [VNObservation] {
-        let region = try image.region(regionOfInterest)
-        let segmenter = try SegmenterCache.segmenter(for: .accurate)
-        let fusion = try image.accurateFusion(roi: regionOfInterest, region: region, by: segmenter)
-        let instances = try segmenter.instances(of: fusion)
+    override func process(_ image: HandlerImage) throws -> [VNObservation] {
+        let analysis = try image.analysis(of: regionOfInterest)
+        let instances = try Pipelines.segmenter(.accurate).instances(of: try analysis.accurateFusion())
         return [
             VNInstanceMaskObservation(
                 instances: instances, context: image, regionOfInterest: regionOfInterest, requestRevision: revision)
@@ -53,10 +51,10 @@ public let VNGeneratePersonInstanceMaskRequestRevision1: Int = 1
 /// need the handler that produced the observation, still alive; they cover the request's region of interest.
 public final class VNInstanceMaskObservation: VNObservation, @unchecked Sendable {
     private let instances: PersonInstances
-    private weak var context: VNImageContext?
+    private weak var context: HandlerImage?
     private let regionOfInterest: CGRect
 
-    init(instances: PersonInstances, context: VNImageContext, regionOfInterest: CGRect, requestRevision: Int) {
+    init(instances: PersonInstances, context: HandlerImage, regionOfInterest: CGRect, requestRevision: Int) {
         self.instances = instances
         self.context = context
         self.regionOfInterest = regionOfInterest
@@ -131,7 +129,7 @@ public final class VNInstanceMaskObservation: VNObservation, @unchecked Sendable
         }
         guard cropResult else { return CVPixelBuffer(out) }
         guard box.x1 >= box.x0 else {
-            throw VNError(.invalidOperation, "the selected instances \(Array(instances)) leave no pixel visible: there is nothing to crop to")
+            throw NSError(vision: .invalidOperation, "the selected instances \(Array(instances)) leave no pixel visible: there is nothing to crop to")
         }
         return CVPixelBuffer(
             try ErrorTranslation.translating { try out.cropped(x: box.x0, y: box.y0, width: box.x1 - box.x0 + 1, height: box.y1 - box.y0 + 1) })
@@ -144,7 +142,7 @@ public final class VNInstanceMaskObservation: VNObservation, @unchecked Sendable
         do {
             values = try i.mask(selecting: Set(selection))
         } catch let e as PerceptionError {
-            throw VNError(.invalidArgument, "\(e.message) in this observation", underlying: e)
+            throw NSError(vision: .invalidArgument, "\(e.message) in this observation", underlying: e)
         }
         var mask = try ErrorTranslation.translating { try PixelBuffer(width: i.width, height: i.height, format: .oneComponent32Float) }
         let stride = mask.bytesPerRow() / 4
@@ -160,31 +158,14 @@ public final class VNInstanceMaskObservation: VNObservation, @unchecked Sendable
         let grid = try gridMask(selection)
         let given = try handler.prepare()
         guard let context, given === context else {
-            throw VNError(
+            throw NSError(vision: 
                 .invalidArgument, "full-size instance masks need the VNImageRequestHandler that produced the observation, still alive")
         }
-        let region = try context.region(regionOfInterest)
+        let region = try context.analysis(of: regionOfInterest).image
         guard region.width == instances.imageWidth, region.height == instances.imageHeight else {
-            throw VNError(.internalError, "the handler's region is \(region.width)×\(region.height), the instances' \(instances.imageWidth)×\(instances.imageHeight)")
+            throw NSError(vision: .internalError, "the handler's region is \(region.width)×\(region.height), the instances' \(instances.imageWidth)×\(instances.imageHeight)")
         }
         let mask = try ErrorTranslation.translating { try PersonSegmenter.refine(gridMask: grid, guide: region) }
         return (mask, region)
-    }
-}
-
-extension VNImageContext {
-    /// The accurate person-segmentation level's fusion for a region of interest, made once per handler and region
-    /// (the last four regions are kept, for the handler's life), without the guide statistics, which the refinement
-    /// recomputes: they are several times larger than the rest.
-    func accurateFusion(roi: CGRect, region: PixelBuffer, by segmenter: PersonSegmenter) throws -> PersonSegmenter.Fusion {
-        if let known = fusions.withLock({ $0.first { $0.roi == roi }?.fusion }) { return known }
-        let made = try VNFacePipeline.run { try segmenter.fuse(region) }
-        fusions.withLock { list in
-            guard !list.contains(where: { $0.roi == roi }) else { return }
-            list.append((roi, made.droppingGuideStatistics()))
-            // A handler used for many regions keeps the last few.
-            if list.count > 4 { list.removeFirst(list.count - 4) }
-        }
-        return made
     }
 }

@@ -5,13 +5,13 @@ extension VNGeneratePersonSegmentationRequest {
     /// (0 accurate, 1 balanced, 2 fast) in the red channel (green and blue 0, alpha 1), scaled to the image's extent.
     static func coreImageMask(of image: CIImage, qualityLevel: Int) throws -> CIImage {
         guard qualityLevel >= 0, let level = QualityLevel(rawValue: UInt(qualityLevel)) else {
-            throw VNError(.invalidOption, "inputQualityLevel \(qualityLevel) is not 0 (accurate), 1 (balanced) or 2 (fast)")
+            throw NSError(vision: .invalidOption, "inputQualityLevel \(qualityLevel) is not 0 (accurate), 1 (balanced) or 2 (fast)")
         }
         let request = VNGeneratePersonSegmentationRequest()
         request.qualityLevel = level
         try VNImageRequestHandler(ciImage: image).perform([request])
         guard let buffer = request.results?.first?.pixelBuffer else {
-            throw VNError(.internalError, "person segmentation produced no mask")
+            throw NSError(vision: .internalError, "person segmentation produced no mask")
         }
         let mask = CIImage(cvPixelBuffer: buffer)
         let e = image.extent

@@ -25,7 +25,7 @@ open class VNFaceObservation: VNDetectedObjectObservation, @unchecked Sendable {
     public let faceCaptureQuality: Float?
 
     /// What the detector found, in pixels of the analysed region (reused by landmark requests on the same image).
-    let source: FaceSource?
+    let source: FaceRecord?
 
     /// An observation for feeding requests that accept face observations (iOS 15 initializer).
     public convenience init(requestRevision: Int, boundingBox: CGRect, roll: NSNumber?, yaw: NSNumber?, pitch: NSNumber?) {
@@ -42,7 +42,7 @@ open class VNFaceObservation: VNDetectedObjectObservation, @unchecked Sendable {
 
     init(
         boundingBox: CGRect, confidence: VNConfidence, requestRevision: Int, roll: NSNumber?, yaw: NSNumber?,
-        pitch: NSNumber?, landmarks: VNFaceLandmarks2D?, faceCaptureQuality: Float?, source: FaceSource?
+        pitch: NSNumber?, landmarks: VNFaceLandmarks2D?, faceCaptureQuality: Float?, source: FaceRecord?
     ) {
         self.roll = roll
         self.yaw = yaw
@@ -52,15 +52,4 @@ open class VNFaceObservation: VNDetectedObjectObservation, @unchecked Sendable {
         self.source = source
         super.init(boundingBox: boundingBox, confidence: confidence, requestRevision: requestRevision)
     }
-}
-
-/// The pipeline's own record of a face: its detection and (when computed) its mesh, in pixels of an image of
-/// `width × height`.
-struct FaceSource: Sendable {
-    var detection: Detection?
-    var mesh: FaceMesh?
-    var width: Int
-    var height: Int
-    /// The short-range detector's own detection of this face, when it found it: the crop the landmarks run on.
-    var shortRange: Detection? = nil
 }

@@ -38,9 +38,10 @@ public final class VNDetectHumanRectanglesRequest: VNImageBasedRequest, @uncheck
         IndexSet([VNDetectHumanRectanglesRequestRevision1, VNDetectHumanRectanglesRequestRevision2])
     }
 
-    override func process(_ image: VNImageContext) throws -> [VNObservation] {
-        let region = try image.region(regionOfInterest)
-        let people = try VNHumanPipelines.people(in: image, region: regionOfInterest, image: region)
+    override func process(_ image: HandlerImage) throws -> [VNObservation] {
+        let analysis = try image.analysis(of: regionOfInterest)
+        let region = analysis.image
+        let people = try analysis.people()
         let upper = upperBodyOnly || revision == VNDetectHumanRectanglesRequestRevision1
         let W = region.width, H = region.height
         return people.compactMap { person -> VNObservation? in

@@ -84,7 +84,7 @@ public final class VNGeneratePersonSegmentationRequest: VNStatefulRequest, @unch
         try super.validate()
         let format = outputPixelFormat
         guard Self.formats.contains(format) else {
-            throw VNError(.invalidOption, "outputPixelFormat \(fourCC(format)) is not supported; use OneComponent8, OneComponent16Half or OneComponent32Float")
+            throw NSError(vision: .invalidOption, "outputPixelFormat \(fourCC(format)) is not supported; use OneComponent8, OneComponent16Half or OneComponent32Float")
         }
     }
 
@@ -96,20 +96,20 @@ public final class VNGeneratePersonSegmentationRequest: VNStatefulRequest, @unch
         return 480
     }
 
-    override func process(_ image: VNImageContext) throws -> [VNObservation] {
+    override func process(_ image: HandlerImage) throws -> [VNObservation] {
         let (quality, format) = settings.withLock { ($0.quality, $0.format) }
-        let region = try image.region(regionOfInterest)
-        let segmenter = try SegmenterCache.segmenter(for: quality)
+        let analysis = try image.analysis(of: regionOfInterest)
+        let segmenter = try Pipelines.segmenter(SegmentationQuality(rawValue: Int(quality.rawValue))!)
         let layout = PixelFormat(rawValue: format)!
         let previous = settings.withLock { $0.previous }
         guard let previous else {
             // The first frame: nothing to smooth against, so the mask is made in the output's format (8-bit straight
             // from the accurate level's refinement) and kept as the next frame's past.
-            let output = try mask(of: region, in: image, by: segmenter, as: layout)
+            let output = try mask(of: analysis, by: segmenter, as: layout)
             settings.withLock { $0.previous = output }
             return [VNPixelBufferObservation(pixelBuffer: CVPixelBuffer(output), requestRevision: revision)]
         }
-        var mask = try self.mask(of: region, in: image, by: segmenter, as: .oneComponent32Float)
+        var mask = try self.mask(of: analysis, by: segmenter, as: .oneComponent32Float)
         if previous.width == mask.width, previous.height == mask.height {
             let past = previous.format == .oneComponent32Float ? previous : try previous.converted(to: .oneComponent32Float)
             try TemporalMaskSmoothing.apply(to: &mask, previous: past, ratio: quality == .fast ? 0.7 : 0.5)
@@ -121,36 +121,17 @@ public final class VNGeneratePersonSegmentationRequest: VNStatefulRequest, @unch
 }
 
 extension VNGeneratePersonSegmentationRequest {
-    /// The mask of `region` in `format`; at the accurate level from the work the handler keeps per region, which an
+    /// The mask of the analysed region in `format`; at the accurate level from the analysis's fusion, which an
     /// instance-mask request on the same region shares.
-    private func mask(of region: PixelBuffer, in image: VNImageContext, by segmenter: PersonSegmenter, as format: PixelFormat)
-        throws -> PixelBuffer
-    {
-        guard segmenter.quality == .accurate else { return try segmenter.segment(region, as: format) }
-        let fusion = try image.accurateFusion(roi: regionOfInterest, region: region, by: segmenter)
-        let mask = try segmenter.refine(fusion, guide: region, as: format)
+    private func mask(of analysis: ImageAnalysis, by segmenter: PersonSegmenter, as format: PixelFormat) throws -> PixelBuffer {
+        guard segmenter.quality == .accurate else { return try segmenter.segment(analysis.image, as: format) }
+        let mask = try segmenter.refine(try analysis.accurateFusion(), guide: analysis.image, as: format)
         return mask.format == format ? mask : try mask.converted(to: format)
     }
 }
 
 /// Revision 1 of the person-segmentation request.
 public let VNGeneratePersonSegmentationRequestRevision1: Int = 1
-
-/// One segmenter per level per process (models load once; segmenters are thread-safe).
-enum SegmenterCache {
-    private static let cache = Mutex<[SegmentationQuality: PersonSegmenter]>([:])
-
-    static func segmenter(for level: VNGeneratePersonSegmentationRequest.QualityLevel) throws -> PersonSegmenter {
-        let quality = SegmentationQuality(rawValue: Int(level.rawValue))!
-        if let s = cache.withLock({ $0[quality] }) { return s }
-        let s = try PersonSegmenter(quality: quality)
-        return cache.withLock { c in
-            if let raced = c[quality] { return raced }
-            c[quality] = s
-            return s
-        }
-    }
-}
 
 /// A four-character code as text, for messages.
 func fourCC(_ code: OSType) -> String {

@@ -42,13 +42,11 @@ public final class VNDetectFaceRectanglesRequest: VNImageBasedRequest, @unchecke
         IndexSet(integersIn: 1...3)  // revision 1 is deprecated, still supported
     }
 
-    override func process(_ image: VNImageContext) throws -> [VNObservation] {
-        let region = try image.region(regionOfInterest)
-        let roi = regionOfInterest
-        return try VNFacePipeline.detectFaces(
-            in: region, revision: revision, smallFaces: searchesForSmallFaces,
-            scope: VNFacePipeline.Scope(context: image, roi: roi),
-            landmarksToFollow: !searchesForSmallFaces && image.irisMeshWanted.withLock { $0.contains(roi) })
+    override func process(_ image: HandlerImage) throws -> [VNObservation] {
+        let analysis = try image.analysis(of: regionOfInterest)
+        return try FaceObservations.detect(
+            in: analysis, revision: revision, smallFaces: searchesForSmallFaces,
+            landmarksToFollow: !searchesForSmallFaces && analysis.faceLandmarksExpected)
     }
 }
 

@@ -1,0 +1,76 @@
+import PVImaging
+import PVThreads
+import Synchronization
+
+/// Everything computed on one upright image (a handler's image, or a region of it), each piece at most once however
+/// many requests ask: the face work (``FaceAnalysis``), the people of the body pipeline, and the accurate person
+/// mask's fusion. A handler owns one per region of interest; it goes away with the handler.
+package final class ImageAnalysis: Sendable {
+    /// The upright pixels analysed.
+    package let image: PixelBuffer
+    /// Faces: detections and meshes.
+    package let faces: FaceAnalysis
+
+    private struct State {
+        /// The body pipeline's people: the whole-image pass, and the multi-scale search when asked for.
+        var wholeImagePeople: [PersonPose]?
+        var multiScalePeople: [PersonPose]?
+        /// The accurate person-mask level's work, without the guide statistics (several times larger than the rest;
+        /// the refinement computes them again).
+        var fusion: PersonSegmenter.Fusion?
+        /// Whether face landmarks will follow the face detection of this image (a landmarks or capture-quality
+        /// request that detects its own faces is among the requests performed).
+        var landmarksFollow = false
+    }
+
+    private let state = Mutex(State())
+
+    package init(image: PixelBuffer) {
+        self.image = image
+        faces = FaceAnalysis(image: image)
+    }
+
+    /// Says that face landmarks will be asked of this image's own faces, so that face detection starts the meshes
+    /// they need early (``FaceAnalysis/faces(withMeshes:smallFaces:landmarksToFollow:)``).
+    package func expectFaceLandmarks() { state.withLock { $0.landmarksFollow = true } }
+
+    /// Whether ``expectFaceLandmarks()`` was said.
+    package var faceLandmarksExpected: Bool { state.withLock { $0.landmarksFollow } }
+
+    /// The people of the body pipeline (pixels of ``image``). Multi-scale: the whole-image pass, then tiles of about
+    /// 320 px unless the people found fill the picture (``PoseLandmarker/detectMultiScale(in:maxPeople:options:)``);
+    /// otherwise the whole-image pass only. A multi-scale search continues from a whole-image pass already made, and
+    /// its result also serves a whole-image request.
+    package func people(multiScale: Bool = true) throws -> [PersonPose] {
+        let known = state.withLock { s in s.multiScalePeople ?? (multiScale ? nil : s.wholeImagePeople) }
+        if let known { return known }
+        let landmarker = try Pipelines.bodyLandmarker()
+        if multiScale {
+            let whole = state.withLock { $0.wholeImagePeople }
+            let people = try landmarker.detectMultiScale(
+                in: image, maxPeople: Pipelines.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
+                tilesBeside: whole == nil && CPUBudget.available > 1, wholeImage: whole)
+            state.withLock { $0.multiScalePeople = people }
+            return people
+        }
+        let people = try landmarker.detect(in: image, detectorTiling: nil, maxPeople: Pipelines.maxPeople)
+        state.withLock { $0.wholeImagePeople = people }
+        return people
+    }
+
+    /// The accurate person-mask level's work up to its fused grid (``PersonSegmenter/fuse(_:people:)``), shared by the
+    /// person mask and the person instances. Its people are the body pipeline's (multi-scale), so the mask holds every
+    /// person the body requests report.
+    package func accurateFusion() throws -> PersonSegmenter.Fusion {
+        if let known = state.withLock({ $0.fusion }) { return known }
+        let made = try Pipelines.segmenter(.accurate).fuse(image) { [self] in try self.people(multiScale: true) }
+        state.withLock { $0.fusion = $0.fusion ?? made.droppingGuideStatistics() }
+        return made
+    }
+
+    /// The hands of the image, at most `maxHands`: palms, then, where they find too few, around the body pipeline's
+    /// wrists (whole-image pass).
+    package func hands(maxHands: Int) throws -> [HandPose] {
+        try Pipelines.handLandmarker(maxHands: maxHands).detect(in: image) { [self] in try self.people(multiScale: false) }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import PVImaging
+import PVPerception
+import Synchronization
+
+/// The upright image a request analyses, decoded once per handler and shared by its requests.
+final class HandlerImage: @unchecked Sendable {
+    /// The whole upright image.
+    let image: PixelBuffer
+    /// Options given to the handler.
+    let options: [VNImageOption: Any]
+    /// Identifies the handler (instance masks need the same handler again).
+    let handlerID: ObjectIdentifier
+    /// The video frame's time, when a ``VNVideoProcessor`` performs the requests: their observations carry it.
+    var frameTime: CMTimeRange?
+    /// The file's EXIF 35 mm-equivalent focal length, when the handler decoded a file that has one.
+    var focalLength35mm: Double?
+
+    /// The analysis of each region of interest requests asked for (the last four): the work the requests share.
+    private let analyses = Mutex<[(roi: CGRect, analysis: ImageAnalysis)]>([])
+
+    init(image: PixelBuffer, options: [VNImageOption: Any], handlerID: ObjectIdentifier) {
+        self.image = image
+        self.options = options
+        self.handlerID = handlerID
+    }
+
+    /// The region of interest in pixels (top-left origin), from a normalized lower-left rect.
+    func pixelRect(for roi: CGRect) -> (x: Int, y: Int, width: Int, height: Int) {
+        let W = Double(image.width), H = Double(image.height)
+        let x0 = Int((Double(roi.minX) * W).rounded()), x1 = Int((Double(roi.maxX) * W).rounded())
+        let top = Int(((1 - Double(roi.maxY)) * H).rounded()), bottom = Int(((1 - Double(roi.minY)) * H).rounded())
+        let x = max(0, min(image.width - 1, x0)), y = max(0, min(image.height - 1, top))
+        return (x, y, max(1, min(image.width, x1) - x), max(1, min(image.height, bottom) - y))
+    }
+
+    /// The analysis of a region of interest (normalized, lower-left origin), made on first use.
+    func analysis(of roi: CGRect) throws -> ImageAnalysis {
+        if let known = analyses.withLock({ $0.first { $0.roi == roi }?.analysis }) { return known }
+        let made = ImageAnalysis(image: try region(roi))
+        return analyses.withLock { list in
+            if let raced = list.first(where: { $0.roi == roi }) { return raced.analysis }
+            list.append((roi, made))
+            // A handler used for many regions keeps the last few.
+            if list.count > 4 { list.removeFirst(list.count - 4) }
+            return made
+        }
+    }
+
+    /// The image cropped to a request's region of interest (the image itself when it covers everything).
+    func region(_ roi: CGRect) throws -> PixelBuffer {
+        let r = pixelRect(for: roi)
+        if r.x == 0, r.y == 0, r.width == image.width, r.height == image.height { return image }
+        return try image.cropped(x: r.x, y: r.y, width: r.width, height: r.height)
+    }
+}
