@@ -255,32 +255,7 @@ public struct Model: Sendable {
         let subgraphs = try root.tables(2)
         guard let graph = subgraphs.first else { throw ModelError(.malformed, "the model has no subgraph") }
 
-        var tensors: [Tensor] = []
-        for t in try graph.tables(0) {
-            let shape = try (t.int32Vector(0) ?? []).map(Int.init)
-            guard shape.count <= 8, shape.allSatisfy({ $0 >= 0 }) else {
-                throw ModelError(.malformed, "tensor shape \(shape) is invalid")
-            }
-            var elements = 1
-            for d in shape {
-                let (p, o) = elements.multipliedReportingOverflow(by: d)
-                guard !o, p <= Self.maximumTensorElements else {
-                    throw ModelError(.tooLarge, "tensor shape \(shape) exceeds \(Self.maximumTensorElements) elements")
-                }
-                elements = p
-            }
-            let rawType = try t.i8(1)
-            guard let type = TensorType(rawValue: rawType) else {
-                throw ModelError(.unsupported, "tensor type \(rawType) is not supported")
-            }
-            let buffer = Int(try t.u32(2))
-            guard buffer < max(buffers.count, 1) else {
-                throw ModelError(.malformed, "tensor refers to buffer \(buffer) of \(buffers.count)")
-            }
-            let sparsity = try t.table(6).map { try Sparsity(table: $0) }
-            tensors.append(
-                Tensor(name: try t.string(3) ?? "", shape: shape, type: type, buffer: buffer, sparsity: sparsity))
-        }
+        let tensors = try graph.tables(0).map { try Self.tensor($0, bufferCount: buffers.count) }
         self.tensors = tensors
 
         func checkedIndices(_ list: [Int32]?, optional: Bool, _ what: String) throws -> [Int] {
@@ -311,6 +286,32 @@ public struct Model: Sendable {
         }
         self.operators = operators
         self.bytes = bytes
+    }
+
+    /// One tensor table, checked: shape, element count, type and buffer index.
+    private static func tensor(_ t: Table, bufferCount: Int) throws -> Tensor {
+        let shape = try (t.int32Vector(0) ?? []).map(Int.init)
+        guard shape.count <= 8, shape.allSatisfy({ $0 >= 0 }) else {
+            throw ModelError(.malformed, "tensor shape \(shape) is invalid")
+        }
+        var elements = 1
+        for d in shape {
+            let (p, o) = elements.multipliedReportingOverflow(by: d)
+            guard !o, p <= Self.maximumTensorElements else {
+                throw ModelError(.tooLarge, "tensor shape \(shape) exceeds \(Self.maximumTensorElements) elements")
+            }
+            elements = p
+        }
+        let rawType = try t.i8(1)
+        guard let type = TensorType(rawValue: rawType) else {
+            throw ModelError(.unsupported, "tensor type \(rawType) is not supported")
+        }
+        let buffer = Int(try t.u32(2))
+        guard buffer < max(bufferCount, 1) else {
+            throw ModelError(.malformed, "tensor refers to buffer \(buffer) of \(bufferCount)")
+        }
+        let sparsity = try t.table(6).map { try Sparsity(table: $0) }
+        return Tensor(name: try t.string(3) ?? "", shape: shape, type: type, buffer: buffer, sparsity: sparsity)
     }
 
     /// The raw constant bytes of a tensor, or nil when it has none (an activation or graph input).

@@ -68,44 +68,7 @@ public struct Sparsity: Sendable, Hashable {
         else {
             throw ModelError(.malformed, "sparsity description does not fit a tensor of rank \(rank)")
         }
-        // Block sizes come from the dense size of each block level.
-        var blockSize = [Int](repeating: 1, count: blockMap.count)
-        for level in 0..<levels where traversalOrder[level] >= rank {
-            guard case .dense(let size) = dimensions[level], size > 0 else {
-                throw ModelError(.unsupported, "sparse block dimensions are not supported")
-            }
-            blockSize[traversalOrder[level] - rank] = size
-        }
-        var strides = [Int](repeating: 1, count: rank)
-        for i in stride(from: rank - 2, through: 0, by: -1) { strides[i] = strides[i + 1] * shape[i + 1] }
-        // Each level's size, and the step its coordinate makes in the flat output. A dimension blocked by block
-        // levels b1, b2, … (in level order) has index ((c · s1 + c1) · s2 + c2) …, so the flat offset is linear in
-        // the level coordinates: the dimension's level weighs stride · s1 · s2 · …, a block level weighs stride
-        // times the sizes of the blocks after it.
-        var expected = [Int](repeating: 0, count: levels)
-        var weight = [Int](repeating: 0, count: levels)
-        for level in 0..<levels {
-            let d = traversalOrder[level]
-            if d >= rank {
-                let b = d - rank, dim = blockMap[b]
-                expected[level] = blockSize[b]
-                var w = strides[dim]
-                for later in (level + 1)..<levels where traversalOrder[later] >= rank && blockMap[traversalOrder[later] - rank] == dim {
-                    w *= blockSize[traversalOrder[later] - rank]
-                }
-                weight[level] = w
-            } else {
-                let block = blockMap.indices.filter { blockMap[$0] == d }.reduce(1) { $0 * blockSize[$1] }
-                guard shape[d] % block == 0 else {
-                    throw ModelError(.malformed, "dimension \(d) of \(shape) is not a multiple of its block size \(block)")
-                }
-                expected[level] = shape[d] / block
-                weight[level] = strides[d] * block
-            }
-            if case .dense(let size) = dimensions[level], size != expected[level] {
-                throw ModelError(.malformed, "dense sparsity level \(level) has size \(size), expected \(expected[level])")
-            }
-        }
+        let (expected, weight) = try levelGeometry(shape: shape)
         let total = shape.reduce(1, *)
         var out = [Float](repeating: 0, count: total)
         var next = 0
@@ -159,6 +122,51 @@ public struct Sparsity: Sendable, Hashable {
             throw ModelError(.malformed, "sparse tensor stores \(values.count) values but its indices address \(next)")
         }
         return out
+    }
+
+    /// Each traversal level's size, and the step its coordinate makes in the flat row-major output.
+    private func levelGeometry(shape: [Int]) throws -> (expected: [Int], weight: [Int]) {
+        let rank = shape.count
+        let levels = traversalOrder.count
+        // Block sizes come from the dense size of each block level.
+        var blockSize = [Int](repeating: 1, count: blockMap.count)
+        for level in 0..<levels where traversalOrder[level] >= rank {
+            guard case .dense(let size) = dimensions[level], size > 0 else {
+                throw ModelError(.unsupported, "sparse block dimensions are not supported")
+            }
+            blockSize[traversalOrder[level] - rank] = size
+        }
+        var strides = [Int](repeating: 1, count: rank)
+        for i in stride(from: rank - 2, through: 0, by: -1) { strides[i] = strides[i + 1] * shape[i + 1] }
+        // Each level's size, and the step its coordinate makes in the flat output. A dimension blocked by block
+        // levels b1, b2, … (in level order) has index ((c · s1 + c1) · s2 + c2) …, so the flat offset is linear in
+        // the level coordinates: the dimension's level weighs stride · s1 · s2 · …, a block level weighs stride
+        // times the sizes of the blocks after it.
+        var expected = [Int](repeating: 0, count: levels)
+        var weight = [Int](repeating: 0, count: levels)
+        for level in 0..<levels {
+            let d = traversalOrder[level]
+            if d >= rank {
+                let b = d - rank, dim = blockMap[b]
+                expected[level] = blockSize[b]
+                var w = strides[dim]
+                for later in (level + 1)..<levels where traversalOrder[later] >= rank && blockMap[traversalOrder[later] - rank] == dim {
+                    w *= blockSize[traversalOrder[later] - rank]
+                }
+                weight[level] = w
+            } else {
+                let block = blockMap.indices.filter { blockMap[$0] == d }.reduce(1) { $0 * blockSize[$1] }
+                guard shape[d] % block == 0 else {
+                    throw ModelError(.malformed, "dimension \(d) of \(shape) is not a multiple of its block size \(block)")
+                }
+                expected[level] = shape[d] / block
+                weight[level] = strides[d] * block
+            }
+            if case .dense(let size) = dimensions[level], size != expected[level] {
+                throw ModelError(.malformed, "dense sparsity level \(level) has size \(size), expected \(expected[level])")
+            }
+        }
+        return (expected, weight)
     }
 }
 

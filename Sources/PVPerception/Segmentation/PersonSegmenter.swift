@@ -168,8 +168,11 @@ public final class PersonSegmenter: Sendable {
     ///
     /// `people`, when given, finds the image's people (with their ROI masks) for the fusion, beside the selfie
     /// branch, instead of this segmenter's own pose pass and search: an image analysis passes its body pipeline's
-    /// people, so that the mask holds the people the body requests report and the pose models run once per image.
-    package func fuse(_ image: PixelBuffer, people given: (@Sendable () throws -> [PersonPose])? = nil) throws -> Fusion {
+    /// people, so that the pose models run once per image. Of those, the mask holds the people the detector is sure
+    /// of, and the others where the selfie mask shows someone the sure ones leave unaccounted for.
+    package func fuse(
+        _ image: PixelBuffer, people given: (@Sendable () throws -> (people: [PersonPose], wholeImage: Int))? = nil
+    ) throws -> Fusion {
         guard quality == .accurate else {
             throw PerceptionError(.invalidArgument, "only the accurate level fuses per-person masks; this segmenter is \(quality)")
         }
@@ -180,8 +183,12 @@ public final class PersonSegmenter: Sendable {
         let factor = Self.gridFactor(W, H)
         let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
         let selfieBranchDone = Flag()
-        let (found, (selfie, statistics, selfieOnGrid)) = try both(
-            { try given?() ?? self.people(in: image, otherCoreFree: selfieBranchDone) },
+        let (searched, (selfie, statistics, selfieOnGrid)) = try both(
+            {
+                if let given { return try given() }
+                let found = try self.people(in: image, otherCoreFree: selfieBranchDone)
+                return (found, found.count)
+            },
             {
                 defer { selfieBranchDone.set() }
                 let selfie = try self.selfieMask(image, pool: self.landscape, width: 256, height: 144)
@@ -193,12 +200,25 @@ public final class PersonSegmenter: Sendable {
         // in a group photo whose faces are too small for it): search as the body request does (tiles, segmentation
         // proposals), starting from the people found, so that their pose mask, not the selfie mask, decides around
         // them.
-        let search = given == nil && (found.isEmpty || !Self.unaccountedRegions(selfie, image: image, found: found).isEmpty)
-        let people = !search
-            ? found
-            : try landmarker!.detectMultiScale(
+        let people: [PersonPose]
+        if given != nil {
+            // The caller's people come from a wider search than this level's own (a lower detector threshold, tiles,
+            // mask proposals), which also returns things the mask must not hold (a chair read as a sitting person).
+            // As the level's own pass does, the mask keeps the people the detector is sure of (MediaPipe's 0.5), and
+            // the others only where the selfie mask shows someone those leave unaccounted for.
+            let sure = searched.people.prefix(searched.wholeImage).filter {
+                ($0.detectionScore ?? 0) >= landmarker!.options.minDetectionScore
+            }
+            let search = sure.isEmpty || !Self.unaccountedRegions(selfie, image: image, found: sure).isEmpty
+            people = search ? searched.people : sure
+        } else if searched.people.isEmpty || !Self.unaccountedRegions(selfie, image: image, found: searched.people).isEmpty {
+            people = try landmarker!.detectMultiScale(
                 in: image, maxPeople: landmarker!.options.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
-                tilesBeside: false, wholeImage: found)
+                tilesBeside: false, wholeImage: searched.people
+            ).people
+        } else {
+            people = searched.people
+        }
         guard !people.isEmpty else {
             return Fusion(imageWidth: W, imageHeight: H, factor: factor, fused: nil, statistics: statistics, people: [])
         }
