@@ -70,7 +70,7 @@ public final class CompiledModel: Sendable {
             model: model, ownKernels: ownKernels, fuseDepthwise: fuseDepthwise, name: url.deletingPathExtension().lastPathComponent)
     }
 
-    private static let cache = Mutex<[String: CompiledModel]>([:])
+    private static let cache = OncePerKey<String, CompiledModel>()
 
     /// The process-wide shared instance of an installed model, loading it on first use.
     /// - Parameter store: where to look (default: `$PEOPLEVISION_MODELS` or `~/.cache/peoplevision/models`).
@@ -78,12 +78,6 @@ public final class CompiledModel: Sendable {
     public static func load(named name: String, store: ModelStore = .default) throws -> CompiledModel {
         let url = try store.url(for: name)
         let key = url.standardizedFileURL.path
-        if let hit = cache.withLock({ $0[key] }) { return hit }
-        let model = try CompiledModel(contentsOf: url)
-        return cache.withLock { cache in
-            if let raced = cache[key] { return raced }
-            cache[key] = model
-            return model
-        }
+        return try cache.value(for: key) { try CompiledModel(contentsOf: url) }
     }
 }

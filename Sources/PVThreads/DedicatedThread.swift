@@ -92,3 +92,22 @@ package final class Flag: Sendable {
         return true
     }
 }
+
+/// Values made once per process and key, on first use, and shared by every thread (loaded models, pipelines). Making
+/// one happens outside the lock, since loading takes a while; when two threads race, the first value stored wins.
+package final class OncePerKey<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    private let values = Mutex<[Key: Value]>([:])
+
+    package init() {}
+
+    /// The value for `key`, made by `make` if there is none yet.
+    package func value(for key: Key, make: () throws -> sending Value) rethrows -> Value {
+        if let hit = values.withLock({ $0[key] }) { return hit }
+        let made = try make()
+        return values.withLock { v in
+            if let raced = v[key] { return raced }
+            v[key] = made
+            return made
+        }
+    }
+}

@@ -71,16 +71,7 @@ public final class FaceDetector: Sendable {
     private static func stage(
         _ name: String, size: Int, anchors count: Int, options: SSDAnchorOptions, threads: Int?
     ) throws -> Stage {
-        let pool = try InterpreterPool(modelNamed: name, threads: threads)
-        let m = pool.model
-        guard m.inputs.count == 1, m.inputs[0].shape == [1, size, size, 3], m.outputs.count == 2,
-            m.outputs[0].elementCount == count * 16, m.outputs[1].elementCount == count
-        else {
-            throw PerceptionError(
-                .unexpectedModel,
-                "\(name) has inputs \(m.inputs.map(\.shape)) and outputs \(m.outputs.map(\.shape)); expected "
-                    + "[1, \(size), \(size), 3] → [1, \(count), 16], [1, \(count), 1]. Reinstall it with scripts/bootstrap")
-        }
+        let pool = try SSDPass.pool(modelNamed: name, size: size, anchors: count, values: 16, threads: threads)
         return Stage(pool: pool, anchors: options.anchors(), size: size)
     }
 
@@ -172,15 +163,9 @@ public final class FaceDetector: Sendable {
         let sampler = TensorSampler(width: n, height: n, range: -1...1, fit: .letterbox, border: .zero)
         let sampled = rect.letterboxed(toAspectOf: n, n).rect
         return try stage.pool.withInterpreter { interpreter in
-            try interpreter.withInput(0) { tensor in
-                _ = try sampler.sample(image, rect: rect, into: tensor)
-                InputQuantization.roundToByteLevels(tensor, range: sampler.range)
+            try SSDPass.run(interpreter, image: image, rect: rect, sampler: sampler, decoder: decoder).0.map {
+                $0.mapped(fromTensorOf: sampled)
             }
-            try interpreter.invoke()
-            let raw = interpreter.withOutput(0) { regressors in
-                interpreter.withOutput(1) { scores in decoder.decode(regressors: regressors, scores: scores) }
-            }
-            return raw.map { $0.mapped(fromTensorOf: sampled) }
         }
     }
 }

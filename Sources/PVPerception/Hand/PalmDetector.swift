@@ -44,16 +44,7 @@ public final class PalmDetector: Sendable {
     ///   `.unexpectedModel` when its tensors are not the expected ones.
     public init(model: Model = .full, threads: Int? = nil) throws {
         self.model = model
-        pool = try InterpreterPool(modelNamed: model.fileName, threads: threads)
-        let m = pool.model
-        guard m.inputs.count == 1, m.inputs[0].shape == [1, 192, 192, 3], m.outputs.count == 2,
-            m.outputs[0].elementCount == 2016 * 18, m.outputs[1].elementCount == 2016
-        else {
-            throw PerceptionError(
-                .unexpectedModel,
-                "\(model.fileName) has inputs \(m.inputs.map(\.shape)) and outputs \(m.outputs.map(\.shape)); "
-                    + "expected [1, 192, 192, 3] → [1, 2016, 18], [1, 2016, 1]. Reinstall it with scripts/bootstrap")
-        }
+        pool = try SSDPass.pool(modelNamed: model.fileName, size: Self.inputSize, anchors: 2016, values: 18, threads: threads)
         anchors = SSDAnchorOptions.palm.anchors()
     }
 
@@ -92,14 +83,7 @@ public final class PalmDetector: Sendable {
         let sampler = TensorSampler(
             width: Self.inputSize, height: Self.inputSize, range: 0...1, fit: .letterbox, border: .zero)
         return try pool.withInterpreter { interpreter in
-            try interpreter.withInput(0) { tensor in
-                _ = try sampler.sample(image, rect: rect, into: tensor)
-                InputQuantization.roundToByteLevels(tensor, range: sampler.range)
-            }
-            try interpreter.invoke()
-            let raw = interpreter.withOutput(0) { regressors in
-                interpreter.withOutput(1) { scores in decoder.decode(regressors: regressors, scores: scores) }
-            }
+            let (raw, _) = try SSDPass.run(interpreter, image: image, rect: rect, sampler: sampler, decoder: decoder)
             // NMS in tensor space (as MediaPipe does, before the letterbox comes off), then pixels.
             let sampled = rect.letterboxed(toAspectOf: Self.inputSize, Self.inputSize).rect
             let strong = NonMaxSuppression.weighted(raw.filter { $0.score >= minScore }, iouThreshold: Self.iouThreshold)

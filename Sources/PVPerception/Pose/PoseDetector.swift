@@ -76,16 +76,7 @@ public final class PoseDetector: Sendable {
     /// - Throws: `InferenceError` `.modelNotFound` when the model is not installed; ``PerceptionError``
     ///   `.unexpectedModel` when its tensors are not the expected ones.
     public init(threads: Int? = nil) throws {
-        pool = try InterpreterPool(modelNamed: "pose_detection.tflite", threads: threads)
-        let model = pool.model
-        guard model.inputs.count == 1, model.inputs[0].shape == [1, 224, 224, 3], model.outputs.count == 2,
-            model.outputs[0].elementCount == 2254 * 12, model.outputs[1].elementCount == 2254
-        else {
-            throw PerceptionError(
-                .unexpectedModel,
-                "pose_detection.tflite has inputs \(model.inputs.map(\.shape)) and outputs \(model.outputs.map(\.shape)); "
-                    + "expected [1, 224, 224, 3] → [1, 2254, 12], [1, 2254, 1]. Reinstall it with scripts/bootstrap")
-        }
+        pool = try SSDPass.pool(modelNamed: "pose_detection.tflite", size: Self.inputSize, anchors: 2254, values: 12, threads: threads)
         anchors = SSDAnchorOptions.pose.anchors()
     }
 
@@ -157,15 +148,6 @@ public final class PoseDetector: Sendable {
     {
         let sampler = TensorSampler(
             width: Self.inputSize, height: Self.inputSize, range: -1...1, fit: .letterbox, border: .zero)
-        let padding = try interpreter.withInput(0) { tensor in
-            let padding = try sampler.sample(image, rect: rect, into: tensor)
-            InputQuantization.roundToByteLevels(tensor, range: sampler.range)
-            return padding
-        }
-        try interpreter.invoke()
-        let detections = interpreter.withOutput(0) { regressors in
-            interpreter.withOutput(1) { scores in decoder.decode(regressors: regressors, scores: scores) }
-        }
-        return (detections, padding)
+        return try SSDPass.run(interpreter, image: image, rect: rect, sampler: sampler, decoder: decoder)
     }
 }
