@@ -4,8 +4,8 @@ import PVInference
 import PeopleVision
 
 /// `peoplevision bench timeline IMAGE`: when each model ran during one request, and on which thread.
-struct TimelineBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct TimelineBench: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "timeline",
         abstract: "When each model runs during one request, and on which thread (to see where a core waits).",
         discussion: """
@@ -25,12 +25,14 @@ struct TimelineBench: ParsableCommand {
     @Option(help: "Unrecorded calls before the recorded one.") var warmup = 3
     @Option(help: "Width of the chart, in characters (20…400).") var width = 72
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard warmup >= 0 else { throw ValidationError("--warmup must not be negative") }
         guard (20...400).contains(width) else { throw ValidationError("--width must be 20…400") }
     }
 
-    func run() throws {
+    package func run() throws {
         let buffer = try SegmentationBench.decodedBuffer(URL(fileURLWithPath: image))
         let kind = request
         func perform() throws { try Self.perform(kind, VNImageRequestHandler(cvPixelBuffer: buffer)) }
