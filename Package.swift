@@ -12,7 +12,9 @@
 //   imaging                        PVImaging
 //   perception                     PVPerception
 //   public API                     PeopleVision (the only module users import)
-//   tools                          peoplevision (CLI)
+//   tools                          PVBench (benchmarks and the model commands, over the public API and the engine;
+//                                  imported by the CLI only), peoplevision (CLI: the public API, PVImaging for image
+//                                  and video files, PVBench for `bench`, `models` and `inspect`; starts no threads)
 //
 // Compile-time flag: PEOPLEVISION_INTERNAL_CHECKS turns on costly self-checks
 // (per-op shape checks, NaN scans) in the engine modules.
@@ -68,10 +70,17 @@ let package = Package(
 
         // Tools.
         .target(name: "CAllocatorTuning"),
+        .target(
+            name: "PVBench",
+            dependencies: [
+                "PeopleVision", "PVInference", "PVTFLite", "PVImaging", "PVPerception",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: engine),
         .executableTarget(
             name: "peoplevision",
             dependencies: [
-                "PeopleVision", "PVCore", "PVInference", "PVTFLite", "PVImaging", "PVPerception", "CAllocatorTuning",
+                "PeopleVision", "PVImaging", "PVBench", "CAllocatorTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: engine),
@@ -89,7 +98,7 @@ let package = Package(
         .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
         .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads"]),
-        .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "CAllocatorTuning"]),
-        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging", "PVInference", "PVPerception"]),
+        .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "PVPerception", "CAllocatorTuning"]),
+        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging"]),
     ]
 )

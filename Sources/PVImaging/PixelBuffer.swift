@@ -1,4 +1,3 @@
-import PVCore
 /// The pixel layouts a ``PixelBuffer`` can hold.
 ///
 /// Raw values are Core Video's `OSType` codes (`kCVPixelFormatType_*`), so the public
@@ -240,7 +239,3 @@ public struct ImageLimits: Sendable, Equatable {
         }
     }
 }
-
-/// A failure in the imaging layer (codes `.invalidDimensions`, `.tooLarge`, `.unsupportedFormat`, `.corruptData`,
-/// `.truncatedData`, `.ioError`, `.encodingFailed`, `.unsupportedPixelFormat`, `.invalidArgument`).
-public typealias ImagingError = EngineError

@@ -1,5 +1,6 @@
 import Foundation
 import PVTFLite
+import PVThreads
 import Synchronization
 import PVCore
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PVBench
 
 @main
 struct PeopleVisionCommand: ParsableCommand {

@@ -19,6 +19,8 @@ package final class ImageAnalysis: Sendable {
         /// The accurate person-mask level's work, without the guide statistics (several times larger than the rest;
         /// the refinement computes them again).
         var fusion: PersonSegmenter.Fusion?
+        /// The hands found, by the most hands asked for.
+        var hands: [Int: [HandPose]] = [:]
         /// Whether face landmarks will follow the face detection of this image (a landmarks or capture-quality
         /// request that detects its own faces is among the requests performed).
         var landmarksFollow = false
@@ -64,11 +66,12 @@ package final class ImageAnalysis: Sendable {
     }
 
     /// The accurate person-mask level's work up to its fused grid (``PersonSegmenter/fuse(_:people:)``), shared by the
-    /// person mask and the person instances. Its people are the body pipeline's (multi-scale), so the mask holds every
-    /// person the body requests report.
+    /// person mask and the person instances. Its pose pass is the segmenter's own (MediaPipe's detection threshold,
+    /// searching further only where the selfie mask shows someone it missed): the body pipeline's wider search also
+    /// returns weakly detected people whose pose masks, fused, bleed into their neighbours.
     package func accurateFusion() throws -> PersonSegmenter.Fusion {
         if let known = state.withLock({ $0.fusion }) { return known }
-        let made = try Pipelines.segmenter(.accurate).fuse(image) { [self] in try self.multiScaleSearch() }
+        let made = try Pipelines.segmenter(.accurate).fuse(image)
         state.withLock { $0.fusion = $0.fusion ?? made.droppingGuideStatistics() }
         return made
     }
@@ -76,6 +79,11 @@ package final class ImageAnalysis: Sendable {
     /// The hands of the image, at most `maxHands`: palms, then, where they find too few, around the body pipeline's
     /// wrists (whole-image pass).
     package func hands(maxHands: Int) throws -> [HandPose] {
-        try Pipelines.handLandmarker(maxHands: maxHands).detect(in: image) { [self] in try self.people(multiScale: false) }
+        if let known = state.withLock({ $0.hands[maxHands] }) { return known }
+        let found = try Pipelines.handLandmarker(maxHands: maxHands).detect(in: image) { [self] in
+            try self.people(multiScale: false)
+        }
+        state.withLock { $0.hands[maxHands] = found }
+        return found
     }
 }

@@ -21,12 +21,11 @@ package enum Pipelines {
         }
     }
 
-    /// The multi-person pose landmarker of the body analyses (kernel 7 as MediaPipe's graph), with each person's mask
-    /// in their ROI (the accurate person mask fuses them).
+    /// The multi-person pose landmarker of the body analyses (kernel 7 as MediaPipe's graph, no masks).
     package static func bodyLandmarker() throws -> PoseLandmarker {
         try body.value(for: maxPeople) {
             var options = PoseLandmarker.Options()
-            options.segmentation = .roi
+            options.segmentation = .none
             options.maxPeople = maxPeople
             // Lower than MediaPipe's 0.5: people partly hidden by others score low, and the landmark model's presence
             // test (> 0.5) still rejects what is not a person (measured on the evaluation sets: 20 → 27 of 38 people).

@@ -165,14 +165,7 @@ public final class PersonSegmenter: Sendable {
     }
 
     /// The accurate level up to the fused grid mask (``Fusion``). Throws for any level but accurate.
-    ///
-    /// `people`, when given, finds the image's people (with their ROI masks) for the fusion, beside the selfie
-    /// branch, instead of this segmenter's own pose pass and search: an image analysis passes its body pipeline's
-    /// people, so that the pose models run once per image. Of those, the mask holds the people the detector is sure
-    /// of, and the others where the selfie mask shows someone the sure ones leave unaccounted for.
-    package func fuse(
-        _ image: PixelBuffer, people given: (@Sendable () throws -> (people: [PersonPose], wholeImage: Int))? = nil
-    ) throws -> Fusion {
+    package func fuse(_ image: PixelBuffer) throws -> Fusion {
         guard quality == .accurate else {
             throw PerceptionError(.invalidArgument, "only the accurate level fuses per-person masks; this segmenter is \(quality)")
         }
@@ -183,12 +176,8 @@ public final class PersonSegmenter: Sendable {
         let factor = Self.gridFactor(W, H)
         let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
         let selfieBranchDone = Flag()
-        let (searched, (selfie, statistics, selfieOnGrid)) = try both(
-            {
-                if let given { return try given() }
-                let found = try self.people(in: image, otherCoreFree: selfieBranchDone)
-                return (found, found.count)
-            },
+        let (found, (selfie, statistics, selfieOnGrid)) = try both(
+            { try self.people(in: image, otherCoreFree: selfieBranchDone) },
             {
                 defer { selfieBranchDone.set() }
                 let selfie = try self.selfieMask(image, pool: self.landscape, width: 256, height: 144)
@@ -200,25 +189,13 @@ public final class PersonSegmenter: Sendable {
         // in a group photo whose faces are too small for it): search as the body request does (tiles, segmentation
         // proposals), starting from the people found, so that their pose mask, not the selfie mask, decides around
         // them.
-        let people: [PersonPose]
-        if given != nil {
-            // The caller's people come from a wider search than this level's own (a lower detector threshold, tiles,
-            // mask proposals), which also returns things the mask must not hold (a chair read as a sitting person).
-            // As the level's own pass does, the mask keeps the people the detector is sure of (MediaPipe's 0.5), and
-            // the others only where the selfie mask shows someone those leave unaccounted for.
-            let sure = searched.people.prefix(searched.wholeImage).filter {
-                ($0.detectionScore ?? 0) >= landmarker!.options.minDetectionScore
-            }
-            let search = sure.isEmpty || !Self.unaccountedRegions(selfie, image: image, found: sure).isEmpty
-            people = search ? searched.people : sure
-        } else if searched.people.isEmpty || !Self.unaccountedRegions(selfie, image: image, found: searched.people).isEmpty {
-            people = try landmarker!.detectMultiScale(
+        let search = found.isEmpty || !Self.unaccountedRegions(selfie, image: image, found: found).isEmpty
+        let people = !search
+            ? found
+            : try landmarker!.detectMultiScale(
                 in: image, maxPeople: landmarker!.options.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
-                tilesBeside: false, wholeImage: searched.people
+                tilesBeside: false, wholeImage: found
             ).people
-        } else {
-            people = searched.people
-        }
         guard !people.isEmpty else {
             return Fusion(imageWidth: W, imageHeight: H, factor: factor, fused: nil, statistics: statistics, people: [])
         }

@@ -1,6 +1,5 @@
 import Foundation
 import PeopleVision
-import PVImaging
 
 /// Bodies: every person's 19 Vision joints (harness `bodies` list) and their human rectangles, drawn as skeletons
 /// with upper-body (green) and full-body (white) boxes.

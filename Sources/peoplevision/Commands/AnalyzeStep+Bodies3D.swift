@@ -1,6 +1,5 @@
 import Foundation
 import PeopleVision
-import PVImaging
 
 /// The most prominent person's 3-D body pose (harness `bodies3d`: joints in metres relative to the root, x right,
 /// y up, z toward the camera), drawn as the projected skeleton.

@@ -1,6 +1,5 @@
 import Foundation
 import PeopleVision
-import PVImaging
 
 /// Faces: rectangles with head pose (revision 3, by default also searching for small faces in tiles), then
 /// landmarks (and optionally capture quality) for those faces, written as the harness's `faces` list and drawn

@@ -1,6 +1,5 @@
 import Foundation
 import PeopleVision
-import PVImaging
 
 /// Hands: up to `maximumHandCount` hands with 21 joints and chirality (harness `hands` list), drawn as skeletons
 /// with an L / R label.

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import PeopleVision
 import PVImaging
-import PVCore
 
 /// `--quality fast|balanced|accurate`.
 enum QualityOption: String, ExpressibleByArgument, CaseIterable {

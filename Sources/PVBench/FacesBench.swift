@@ -7,8 +7,8 @@ import PVPerception
 
 /// `peoplevision bench faces`: the face requests against MediaPipe's Python face detection and face mesh
 /// (mediapipe 0.10.21), same images, same run.
-struct FacesBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct FacesBench: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "faces",
         abstract: "Face rectangles, landmarks and capture quality: ours vs MediaPipe face detection / face mesh (Python).",
         discussion: """
@@ -37,13 +37,15 @@ struct FacesBench: ParsableCommand {
     @Flag(help: "Only time the pipeline's stages (detectors, mesh, iris) and their parts (bare model run, input sampling, decoding), then the requests, on astronaut.png; no peer.") var stages = false
     @Option(help: "XNNPACK threads for --stages (default: the usable cores).") var threads: Int?
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard iterations > 0, warmup >= 0, rounds > 0 else {
             throw ValidationError("iterations and rounds must be positive and warm-up non-negative")
         }
     }
 
-    func run() throws {
+    package func run() throws {
         if stages { return try timeStages() }
         let peer = try Peer(venvName: "peer-venv-mediapipe")
         try peer.prepare(requirements: "requirements-segmentation.txt")

@@ -3,8 +3,8 @@ import Foundation
 import PVInference
 
 /// `peoplevision models [--run]`: the installed models, their tensors, and (with `--run`) one timed inference each.
-struct ModelsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct ModelsCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "models",
         abstract: "List the installed models; with --run, load each one and time an inference.")
 
@@ -14,8 +14,9 @@ struct ModelsCommand: ParsableCommand {
     @Option(help: "XNNPACK threads (default: the usable cores).")
     var threads: Int?
 
+    package init() {}
 
-    func run() throws {
+    package func run() throws {
         let store = ModelStore.default
         print("models in \(store.directory.path)")
         var interpreters: [Interpreter] = []  // kept alive so the memory report counts them

@@ -3,8 +3,8 @@ import Foundation
 import PVImaging
 
 /// `peoplevision bench imaging`: PVImaging's codecs and kernels against OpenCV, same 1920×1080 JPEG, same run.
-struct ImagingBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct ImagingBench: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "imaging",
         abstract: "Latency per operation on a 1920×1080 image: PVImaging vs OpenCV (opencv-python-headless).",
         discussion: """
@@ -20,12 +20,14 @@ struct ImagingBench: ParsableCommand {
     @Option(help: "Untimed warm-up runs.") var warmup = 5
     @Option(help: "Threads for the kernels, ours and OpenCV's.") var threads = 1
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard iterations > 0, warmup >= 0 else { throw ValidationError("iterations must be positive and warm-up non-negative") }
         guard threads >= 1 else { throw ValidationError("threads must be at least 1") }
     }
 
-    func run() throws {
+    package func run() throws {
         // ImagingThreads.maximum reads the variable once, at its first use, which is after this.
         setenv("PEOPLEVISION_IMAGING_THREADS", "\(threads)", 1)
         guard ImagingThreads.maximum == threads else {

@@ -4,52 +4,78 @@ import PVInference
 import PeopleVision
 
 /// `peoplevision bench timeline IMAGE`: when each model ran during one request, and on which thread.
-struct TimelineBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct TimelineBench: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "timeline",
         abstract: "When each model runs during one request, and on which thread (to see where a core waits).",
         discussion: """
-            Decodes IMAGE into a 32BGRA buffer, performs the request a few times to warm up, then once more while \
-            recording every model inference: which model, on which thread, from when to when. Prints a chart (one \
-            line per thread, one letter per model), the runs in start order, and how busy each thread was. Nothing \
-            is compared with the peer.
+            Decodes IMAGE into a 32BGRA buffer, performs the requests (several, comma-separated, go to one handler) a \
+            few times to warm up, then once more while recording every model inference: which model, on which \
+            thread, from when to when. Prints a chart (one line per thread, one letter per model), the runs in start \
+            order, how busy each thread was, and how many runs performing the same requests again on the same \
+            handler took (none, when the handler keeps its work). Nothing is compared with the peer.
             """)
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case faces, bodies, hands, segmentation
+        case faces, faceRectangles = "face-rectangles", quality, bodies, bodies3d, humans, hands, segmentation, instances
     }
 
     @Argument(help: "The image.") var image: String
-    @Option(help: "The request: faces (landmarks), bodies (body pose), hands (hand pose) or segmentation (accurate).")
-    var request: Kind = .faces
+    @Option(
+        help: """
+            The requests, comma-separated: faces (landmarks), face-rectangles, quality (face capture quality), bodies \
+            (body pose), bodies3d, humans (human rectangles), hands (hand pose), segmentation (accurate), instances.
+            """)
+    var request = "faces"
     @Option(help: "Unrecorded calls before the recorded one.") var warmup = 3
     @Option(help: "Width of the chart, in characters (20…400).") var width = 72
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard warmup >= 0 else { throw ValidationError("--warmup must not be negative") }
         guard (20...400).contains(width) else { throw ValidationError("--width must be 20…400") }
+        _ = try kinds()
     }
 
-    func run() throws {
+    /// The requests named by `--request`.
+    func kinds() throws -> [Kind] {
+        try request.split(separator: ",").map { name in
+            guard let kind = Kind(rawValue: String(name)) else {
+                throw ValidationError("unknown request '\(name)'; use \(Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return kind
+        }
+    }
+
+    package func run() throws {
         let buffer = try SegmentationBench.decodedBuffer(URL(fileURLWithPath: image))
-        let kind = request
-        func perform() throws { try Self.perform(kind, VNImageRequestHandler(cvPixelBuffer: buffer)) }
-        for _ in 0..<warmup { try perform() }
+        let kinds = try kinds()
+        for _ in 0..<warmup { try VNImageRequestHandler(cvPixelBuffer: buffer).perform(kinds.map(Self.request)) }
+        let handler = VNImageRequestHandler(cvPixelBuffer: buffer)
         let start = DispatchTime.now().uptimeNanoseconds
-        let (_, runs) = try InferenceTimeline.record { try perform() }
+        let (_, runs) = try InferenceTimeline.record { try handler.perform(kinds.map(Self.request)) }
         let end = DispatchTime.now().uptimeNanoseconds
         print(Self.report(runs, from: start, to: end, width: width))
+        let (_, again) = try InferenceTimeline.record { try handler.perform(kinds.map(Self.request)) }
+        print("\nthe same requests again on the same handler: \(again.count) model runs")
     }
 
-    static func perform(_ kind: Kind, _ handler: VNImageRequestHandler) throws {
+    /// A new request of a kind.
+    static func request(_ kind: Kind) -> VNRequest {
         switch kind {
-        case .faces: try handler.perform([VNDetectFaceLandmarksRequest()])
-        case .bodies: try handler.perform([VNDetectHumanBodyPoseRequest()])
-        case .hands: try handler.perform([VNDetectHumanHandPoseRequest()])
+        case .faces: return VNDetectFaceLandmarksRequest()
+        case .faceRectangles: return VNDetectFaceRectanglesRequest()
+        case .quality: return VNDetectFaceCaptureQualityRequest()
+        case .bodies: return VNDetectHumanBodyPoseRequest()
+        case .bodies3d: return VNDetectHumanBodyPose3DRequest()
+        case .humans: return VNDetectHumanRectanglesRequest()
+        case .hands: return VNDetectHumanHandPoseRequest()
+        case .instances: return VNGeneratePersonInstanceMaskRequest()
         case .segmentation:
             let request = VNGeneratePersonSegmentationRequest()
             request.qualityLevel = .accurate
-            try handler.perform([request])
+            return request
         }
     }
 

@@ -3,8 +3,8 @@ import Foundation
 import PVInference
 
 /// `peoplevision bench profile MODEL`: where a model's time goes, operator by operator.
-struct ProfileBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct ProfileBench: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "profile", abstract: "Per-operator latency of one model (each operator timed as its own XNNPACK runtime).")
 
     @Argument(help: "Model file name without .tflite.") var model: String
@@ -25,12 +25,14 @@ struct ProfileBench: ParsableCommand {
     var fusion = false
     @Option(help: "Rounds for --own-kernels and --fusion.") var rounds = 10
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard !(ownKernels && fusion) else { throw ValidationError("--own-kernels and --fusion are separate comparisons") }
         guard threads >= 1, iterations >= 1, rounds >= 1 else { throw ValidationError("threads, iterations and rounds must be positive") }
     }
 
-    func run() throws {
+    package func run() throws {
         if ownKernels || fusion { return try compareOwnKernels() }
         let m = try CompiledModel.load(named: "\(model).tflite")
         let rows = try Interpreter.profile(model: m, threads: threads, iterations: iterations)

@@ -6,8 +6,12 @@ import PeopleVision
 
 /// `peoplevision bench segmentation`: person segmentation and the photo greeting against MediaPipe's
 /// Python selfie segmentation (mediapipe 0.10.21) with OpenCV, same images, same run.
-struct SegmentationBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
+///
+/// The options and the measurement; the command itself belongs to the command-line tool, whose own photo and video
+/// greetings the benchmark times (``Greetings``).
+package struct SegmentationBench: ParsableArguments {
+    /// The command's name, abstract and discussion.
+    package static let configuration = CommandConfiguration(
         commandName: "segmentation",
         abstract: "Person segmentation per quality level and the 1080p photo greeting: ours vs MediaPipe (Python).",
         discussion: """
@@ -42,13 +46,29 @@ struct SegmentationBench: ParsableCommand {
     @Flag(help: "Only the greeting rows.") var greetingOnly = false
     @Option(help: "Timed runs of each video greeting (each a whole clip).") var videoRuns = 3
 
-    func validate() throws {
+    package init() {}
+
+    /// The greetings the benchmark times, as `peoplevision greet` makes them: a photo over a background image
+    /// (`photo`, `background`, the segmentation level, `output`), and a video over one (returning the frame count).
+    package struct Greetings {
+        package var photo: (URL, URL, VNGeneratePersonSegmentationRequest.QualityLevel, URL) throws -> Void
+        package var video: (URL, URL, VNGeneratePersonSegmentationRequest.QualityLevel, URL) throws -> Int
+
+        package init(
+            photo: @escaping (URL, URL, VNGeneratePersonSegmentationRequest.QualityLevel, URL) throws -> Void,
+            video: @escaping (URL, URL, VNGeneratePersonSegmentationRequest.QualityLevel, URL) throws -> Int
+        ) {
+            (self.photo, self.video) = (photo, video)
+        }
+    }
+
+    package func validate() throws {
         guard iterations > 0, warmup >= 0, rounds > 0, videoRuns > 0 else {
             throw ValidationError("iterations and rounds must be positive and warm-up non-negative")
         }
     }
 
-    func run() throws {
+    package func run(greetings: Greetings) throws {
         // mediapipe 0.10.21 needs numpy<2; the shared peer-venv pins numpy 2.
         let peer = try Peer(venvName: "peer-venv-mediapipe")
         try peer.prepare(requirements: "requirements-segmentation.txt")
@@ -86,8 +106,8 @@ struct SegmentationBench: ParsableCommand {
             }
             return peerMs
         }
-        let levels: [(QualityOption, String)] = [(.fast, "segment_ms1"), (.balanced, "segment_ms0"), (.accurate, "segment_ms1")]
-        let greetings = [QualityOption.fast, .accurate]
+        let levels: [(Quality, String)] = [(.fast, "segment_ms1"), (.balanced, "segment_ms0"), (.accurate, "segment_ms1")]
+        let greeted = [Quality.fast, .accurate]
         func oursRound() throws -> [String: Double] {
             var ours: [String: Double] = [:]
             for (size, file) in zip(Self.sizes, files) where !greetingOnly {
@@ -102,21 +122,21 @@ struct SegmentationBench: ParsableCommand {
                     })
                 }
             }
-            for quality in greetings {
+            for quality in greeted {
                 log("ours: greeting 1080p (\(quality.rawValue))")
                 let output = dir.appendingPathComponent("greeting-ours-\(quality.rawValue).jpg")
                 ours["greeting \(quality.rawValue)"] = median(try measure(warmup: warmup, iterations: iterations) {
-                    try Self.greet(photo: files[1], background: background, quality: quality, output: output)
+                    try greetings.photo(files[1], background, quality.level, output)
                 })
             }
-            for quality in greetings {
+            for quality in greeted {
                 log("ours: video greeting 1080p (\(quality.rawValue))")
                 let output = dir.appendingPathComponent("video-greeting-ours-\(quality.rawValue).mp4")
                 var perFrame: [Double] = []
                 for run in 0...videoRuns {  // the first run warms up
                     let start = DispatchTime.now().uptimeNanoseconds
-                    let done = try VideoGreeting.make(video: clip, backdrop: .image(background), quality: quality, output: output)
-                    if run > 0 { perFrame.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(done.frames)) }
+                    let frames = try greetings.video(clip, background, quality.level, output)
+                    if run > 0 { perFrame.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(frames)) }
                 }
                 ours["video \(quality.rawValue)"] = median(perFrame)
             }
@@ -155,13 +175,13 @@ struct SegmentationBench: ParsableCommand {
         }
 
         let peerGreeting = try theirs("greeting", Self.sizes[1])
-        for quality in greetings {
+        for quality in greeted {
             row("greeting 1080p (\(quality.rawValue))", ours("greeting \(quality.rawValue)"), "(included)",
                 "imread → process() model_selection=1 → numpy blend → imencode q90", peerGreeting)
         }
         row("greeting 1080p (Apple's sample code, accurate)", ours("greeting sample"), "(included)", "as above", peerGreeting)
         let peerVideo = try theirs("video_greeting", Self.sizes[1])
-        for quality in greetings {
+        for quality in greeted {
             row("video greeting 1080p (\(quality.rawValue)), per frame", ours("video \(quality.rawValue)"),
                 "(included: H.264 decode and encode)",
                 "VideoCapture → process() model_selection=1 → numpy blend → VideoWriter mp4v", peerVideo)
@@ -182,7 +202,7 @@ struct SegmentationBench: ParsableCommand {
     }
 
     /// One person-segmentation request, new each call so no temporal smoothing carries over.
-    static func segment(_ handler: VNImageRequestHandler, _ quality: QualityOption) throws {
+    static func segment(_ handler: VNImageRequestHandler, _ quality: Quality) throws {
         let request = VNGeneratePersonSegmentationRequest()
         request.qualityLevel = quality.level
         request.outputPixelFormat = kCVPixelFormatType_OneComponent8
@@ -225,8 +245,16 @@ struct SegmentationBench: ParsableCommand {
         try CIContext().writeJPEGRepresentation(of: composite, to: output, colorSpace: srgb)
     }
 
-    /// `peoplevision greet PHOTO --background IMAGE -o OUT.jpg --quality Q`: the same code path as the command.
-    static func greet(photo path: URL, background: URL, quality: QualityOption, output: URL) throws {
-        try Greeting.make(photo: path, backdrop: .image(background), quality: quality, output: output)
+    /// A segmentation level, named as `--quality` names it.
+    enum Quality: String {
+        case fast, balanced, accurate
+
+        var level: VNGeneratePersonSegmentationRequest.QualityLevel {
+            switch self {
+            case .fast: return .fast
+            case .balanced: return .balanced
+            case .accurate: return .accurate
+            }
+        }
     }
 }

@@ -6,8 +6,8 @@ import PeopleVision
 
 /// `peoplevision bench bodies`: body pose and hand pose against MediaPipe's Python pose and hands solutions
 /// (mediapipe 0.10.21), same images, same run, compared per person and per hand found.
-struct BodiesBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct BodiesBench: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "bodies",
         abstract: "Body pose and hand pose per person / per hand: ours vs MediaPipe (Python).",
         discussion: """
@@ -32,7 +32,9 @@ struct BodiesBench: ParsableCommand {
     @Option(help: "Rounds, alternating which side goes first; each side's time is the median of its round medians.")
     var rounds = 3
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard iterations > 0, warmup >= 0, rounds > 0 else {
             throw ValidationError("iterations and rounds must be positive and warm-up non-negative")
         }
@@ -48,7 +50,7 @@ struct BodiesBench: ParsableCommand {
         var peerOp: String { self == .pose3d ? Task.pose.rawValue : rawValue }
     }
 
-    func run() throws {
+    package func run() throws {
         let peer = try Peer(venvName: "peer-venv-mediapipe")
         try peer.prepare(requirements: "requirements-segmentation.txt")
         let dir = peer.root.appendingPathComponent(".build/bench-bodies")

@@ -3,8 +3,8 @@ import Foundation
 import PVInference
 
 /// `peoplevision bench inference`: our executor against the TensorFlow Lite interpreter, same inputs, same run.
-struct InferenceBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct InferenceBench: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "inference",
         abstract: "Latency per model: PeopleVision's executor vs the TensorFlow Lite interpreter (ai-edge-litert), 1 and 2 threads.")
 
@@ -17,14 +17,16 @@ struct InferenceBench: ParsableCommand {
     @Option(parsing: .upToNextOption, help: "Models to measure (file names without .tflite).") var models: [String] = ModelStore.pipelineModels
     @Flag(help: "Let XNNPACK use its sparse mode for 1×1 convolutions.") var sparse = false
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard iterations > 0, warmup >= 0, rounds > 0 else {
             throw ValidationError("iterations and rounds must be positive and warm-up non-negative")
         }
         guard threads.allSatisfy({ $0 >= 1 }) else { throw ValidationError("thread counts must be at least 1") }
     }
 
-    func run() throws {
+    package func run() throws {
         let peer = try Peer()
         try peer.prepare(requirements: "requirements-tflite.txt")
         var rows: [[String]] = [], ratios: [Double] = []

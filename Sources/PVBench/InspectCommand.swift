@@ -3,8 +3,8 @@ import Foundation
 import PVTFLite
 
 /// `peoplevision inspect MODEL`: prints a model's inputs, outputs and operators.
-struct InspectCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct InspectCommand: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "inspect", abstract: "Print a .tflite model's inputs, outputs and operator counts.")
 
     @Argument(help: "Path to a .tflite file.")
@@ -13,7 +13,9 @@ struct InspectCommand: ParsableCommand {
     @Flag(help: "List every operator, not only the counts.")
     var verbose = false
 
-    func run() throws {
+    package init() {}
+
+    package func run() throws {
         let m = try Model(contentsOf: URL(fileURLWithPath: model))
         func describe(_ i: Int) -> String {
             let t = m.tensors[i]
