@@ -5,10 +5,11 @@
 // Layers (see Documentation/Architecture.md), data flowing upward:
 //   C libraries (Debian packages)  CXNNPack, CLibJPEG, CLibPNG, CLibHEIF, CLibWebP, CFFmpeg, CImageCodecs and
 //                                  CVideoCodecs (shims)
-//   own C kernels                  CImageKernels (imaging), CInferenceKernels (convolutions), CThreads (affinity)
+//   own C kernels                  CImageKernels (imaging), CRenderKernels (the renderer's 8-bit paths),
+//                                  CInferenceKernels (convolutions), CThreads (affinity)
 //   threads                        PVThreads (usable cores, the worker pool every layer runs side by side on)
 //   inference                      PVTFLite (model reader) -> PVInference (executor)
-//   imaging                        PVImaging
+//   imaging                        PVImaging -> PVRender (image recipes and their band renderer)
 //   perception                     PVPerception
 //   public API                     PeopleVision (the only module users import)
 //   tools                          peoplevision (CLI)
@@ -47,6 +48,7 @@ let package = Package(
             name: "CVideoCodecs", dependencies: ["CFFmpeg"],
             linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
         .target(name: "CImageKernels"),
+        .target(name: "CRenderKernels"),
         .target(name: "CInferenceKernels", dependencies: ["CXNNPack"]),
         .target(name: "CThreads"),
 
@@ -59,10 +61,11 @@ let package = Package(
             name: "PVImaging",
             dependencies: ["PVThreads", "CImageCodecs", "CVideoCodecs", "CImageKernels", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
             swiftSettings: engine),
+        .target(name: "PVRender", dependencies: ["PVThreads", "PVImaging", "CRenderKernels"], swiftSettings: engine),
         .target(name: "PVPerception", dependencies: ["PVThreads", "PVInference", "PVImaging"], swiftSettings: engine),
 
         // Public API.
-        .target(name: "PeopleVision", dependencies: ["PVThreads", "PVPerception", "PVImaging", "PVInference"], swiftSettings: engine),
+        .target(name: "PeopleVision", dependencies: ["PVThreads", "PVPerception", "PVImaging", "PVRender", "PVInference"], swiftSettings: engine),
 
         // Tools.
         .target(name: "CAllocatorTuning"),
@@ -88,6 +91,6 @@ let package = Package(
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
         .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads"]),
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "CAllocatorTuning"]),
-        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging"]),
+        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging", "PVRender"]),
     ]
 )

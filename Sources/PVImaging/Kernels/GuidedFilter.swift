@@ -429,7 +429,7 @@ extension GuidedFilter {
             lr.withUnsafeMutableBufferPointer { r in
                 lg.withUnsafeMutableBufferPointer { g in
                     lb.withUnsafeMutableBufferPointer { b in
-                        cimg_box_down_rgb8(
+                        cik_box_down_rgb8(
                             src.baseAddress!.assumingMemoryBound(to: UInt8.self), image.bytesPerRow(), Int32(W), Int32(H),
                             Int32(layout.bytesPerPixel), Int32(layout.r), Int32(layout.g), Int32(layout.b), Int32(factor),
                             r.baseAddress!, g.baseAddress!, b.baseAddress!, Int32(w), Int32(h), &acc)
@@ -573,7 +573,7 @@ extension GuidedFilter {
                 ImagingThreads.forEachBand(rows: H, workPerRow: W * 8) { rows in
                     withUnsafeTemporaryAllocation(of: Float.self, capacity: 5 * (w + 8)) { scratch in
                         let first = dst.baseAddress! + rows.lowerBound * rowBytes
-                        cimg_guided_refine_rgb8(
+                        cik_guided_refine_rgb8(
                             g, image.bytesPerRow(), Int32(W), Int32(layout.bytesPerPixel), Int32(layout.r), Int32(layout.g),
                             Int32(layout.b), coef, Int32(w), Int32(h), band,
                             bytes ? nil : first.assumingMemoryBound(to: Float.self), rowBytes / 4,

@@ -103,7 +103,7 @@ struct ResampleTaps {
 }
 
 @inline(__always)
-private func lanczos3(_ x: Double) -> Double {
+package func lanczos3(_ x: Double) -> Double {
     let ax = abs(x)
     if ax < 1e-9 { return 1 }
     if ax >= 3 { return 0 }

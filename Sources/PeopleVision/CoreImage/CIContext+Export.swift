@@ -1,5 +1,6 @@
 import Foundation
 import PVImaging
+import PVRender
 
 extension CIContext {
     /// Writes `image` (its extent) as a PNG file, atomically, as Core Image's

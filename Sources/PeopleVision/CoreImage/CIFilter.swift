@@ -1,4 +1,5 @@
 import Foundation
+import PVRender
 
 /// An image filter with string-keyed parameters, as Core Image's `CIFilter`.
 ///
@@ -159,7 +160,7 @@ struct _BuiltinFilter: Sendable {
                 let mask = inputs.image(kCIInputMaskImageKey)
             else { return nil }
             return CIImage(
-                node: .blend(image, background: background, mask: mask, channel: channel),
+                node: .blend(image.recipe, background: background.recipe, mask: mask.recipe, channel: channel),
                 extent: image.extent.union(background.extent))
         }
     }
@@ -171,14 +172,14 @@ struct _BuiltinFilter: Sendable {
         blend("CIBlendWithAlphaMask", channel: 3),
         _BuiltinFilter(name: "CIMaximumComponent", inputKeys: [kCIInputImageKey], defaults: [:]) { inputs in
             guard let image = inputs.image(kCIInputImageKey) else { return nil }
-            return CIImage(node: .point(image, .maximumComponent), extent: image.extent)
+            return CIImage(node: .point(image.recipe, .maximumComponent), extent: image.extent)
         },
         _BuiltinFilter(name: "CIGammaAdjust", inputKeys: [kCIInputImageKey, "inputPower"], defaults: ["inputPower": .number(1)]) {
             inputs in
             guard let image = inputs.image(kCIInputImageKey) else { return nil }
             let power = Float(inputs.number("inputPower") ?? 1)
             if power == 1 { return image }
-            return CIImage(node: .point(image, .gamma(power)), extent: image.extent)
+            return CIImage(node: .point(image.recipe, .gamma(power)), extent: image.extent)
         },
         _BuiltinFilter(
             name: "CIGaussianBlur", inputKeys: [kCIInputImageKey, kCIInputRadiusKey],
@@ -217,11 +218,11 @@ struct _BuiltinFilter: Sendable {
             guard let image = inputs.image(kCIInputImageKey) else { return nil }
             func v(_ key: String, _ fallback: SIMD4<Float>) -> SIMD4<Float> { inputs.vector(key)?.simd4 ?? fallback }
             let bias = v("inputBiasVector", .zero)
-            let operation = _PointOperation.colorMatrix(
+            let operation = PointOperation.colorMatrix(
                 r: v("inputRVector", SIMD4(1, 0, 0, 0)), g: v("inputGVector", SIMD4(0, 1, 0, 0)),
                 b: v("inputBVector", SIMD4(0, 0, 1, 0)), a: v("inputAVector", SIMD4(0, 0, 0, 1)), bias: bias)
             // A non-zero alpha bias makes clear pixels visible: the extent becomes infinite.
-            return CIImage(node: .point(image, operation), extent: bias[3] != 0 ? .infinite : image.extent)
+            return CIImage(node: .point(image.recipe, operation), extent: bias[3] != 0 ? .infinite : image.extent)
         },
         _BuiltinFilter(
             name: "CIAffineTransform", inputKeys: [kCIInputImageKey, kCIInputTransformKey],

@@ -1,5 +1,6 @@
 import Foundation
 import PVImaging
+import PVRender
 
 extension CIImage {
     /// An image decoded from a JPEG, PNG, HEIC or WebP file, or nil when it cannot be read, as

@@ -1,5 +1,6 @@
 import Foundation
 import PVImaging
+import PVRender
 
 /// An image recipe, as Core Image's `CIImage` (iOS 5 / macOS 10.4).
 ///
@@ -31,14 +32,29 @@ import PVImaging
 /// ```
 public final class CIImage: Sendable, CustomStringConvertible {
     /// The rectangle, in working-space pixels, outside which the image is clear.
-    public let extent: CGRect
-    let node: _ImageNode
+    public var extent: CGRect { recipe.extent }
+    /// What the image is made of, for the renderer.
+    let recipe: ImageRecipe
     let info: _ImageInfo
+    /// For a transformed image, the image the transform was applied to: undoing the transform gives it back.
+    let transformInput: CIImage?
 
-    init(node: _ImageNode, extent: CGRect, info: _ImageInfo = _ImageInfo()) {
-        self.node = node
-        self.extent = extent
+    init(recipe: ImageRecipe, info: _ImageInfo = _ImageInfo(), transformInput: CIImage? = nil) {
+        self.recipe = recipe
         self.info = info
+        self.transformInput = transformInput
+    }
+
+    convenience init(node: ImageRecipe.Node, extent: CGRect, info: _ImageInfo = _ImageInfo()) {
+        self.init(recipe: ImageRecipe(node, extent: extent), info: info)
+    }
+
+    var node: ImageRecipe.Node { recipe.node }
+
+    /// The source this image was created from, if it was.
+    var source: _ImageSource? {
+        if case .source(let s) = node { return s as? _ImageSource }
+        return nil
     }
 
     // MARK: Sources
@@ -114,13 +130,13 @@ public final class CIImage: Sendable, CustomStringConvertible {
 
     /// The pixel buffer this image was created from, if it was (Apple's `pixelBuffer`).
     public var pixelBuffer: CVPixelBuffer? {
-        if case .source(let s) = node, case .cvPixelBuffer(let b) = s.storage { return b }
+        if let s = source, case .cvPixelBuffer(let b) = s.storage { return b }
         return nil
     }
 
     /// The `CGImage` this image was created from, if it was (Apple's `cgImage`).
     public var cgImage: CGImage? {
-        if case .source(let s) = node, case .cgImage(let i) = s.storage { return i }
+        if let s = source, case .cgImage(let i) = s.storage { return i }
         return nil
     }
 
@@ -132,7 +148,7 @@ public final class CIImage: Sendable, CustomStringConvertible {
     /// The colour space the pixels are taken to be in: sRGB (grey for grey sources); nil for
     /// recipes. No colour management is done.
     public var colorSpace: CGColorSpace? {
-        guard case .source(let s) = node else { return nil }
+        guard let s = source else { return nil }
         return s.isGrey ? CGColorSpaceCreateDeviceGray() : CGColorSpace(name: CGColorSpace.sRGB)
     }
 
@@ -140,7 +156,7 @@ public final class CIImage: Sendable, CustomStringConvertible {
 }
 
 /// Where a source image's pixels come from.
-struct _ImageSource: Sendable {
+struct _ImageSource: RecipeSource {
     enum Storage: Sendable {
         case cvPixelBuffer(CVPixelBuffer)
         case cgImage(CGImage)
@@ -151,7 +167,7 @@ struct _ImageSource: Sendable {
     let premultiplied: Bool
 
     /// The pixels now (a copy-on-write snapshot for pixel buffers).
-    var snapshot: PixelBuffer {
+    var pixels: PixelBuffer {
         switch storage {
         case .cvPixelBuffer(let b): return b.pixelBuffer
         case .cgImage(let i): return i.buffer
@@ -169,41 +185,6 @@ struct _ImageSource: Sendable {
         case .cvPixelBuffer(let b): return CVPixelBuffer.layout(for: b.pixelFormatType)?.isOneComponent ?? false
         case .cgImage(let i): return i.buffer.format == .oneComponent8
         case .pixels(let p): return p.format.isOneComponent
-        }
-    }
-}
-
-/// The recipe behind a ``CIImage``.
-indirect enum _ImageNode: Sendable {
-    case empty
-    /// Premultiplied RGBA, everywhere.
-    case color(_Pixel)
-    case source(_ImageSource)
-    /// Bilinear unless `highQuality` and the transform shrinks the image (then Lanczos).
-    case transform(CIImage, CGAffineTransform, highQuality: Bool)
-    case crop(CIImage, CGRect)
-    case clamp(CIImage)
-    case composite(CIImage, over: CIImage)
-    /// Channel 0…3 = R, G, B, A of the mask.
-    case blend(CIImage, background: CIImage, mask: CIImage, channel: Int)
-    case point(CIImage, _PointOperation)
-    case gaussianBlur(CIImage, sigma: Float)
-    /// Lanczos-3 resampling mapping the input's pixel extent onto this image's (rounded) extent.
-    case lanczos(CIImage)
-
-    var summary: String {
-        switch self {
-        case .empty: return "empty"
-        case .color: return "color"
-        case .source: return "source"
-        case .transform(_, let t, _): return "transform \(t)"
-        case .crop(_, let r): return "crop \(r)"
-        case .clamp: return "clamp"
-        case .composite: return "composite"
-        case .blend(_, _, _, let c): return "blend channel \(c)"
-        case .point(_, let op): return "\(op)"
-        case .gaussianBlur(_, let s): return "gaussianBlur sigma \(s)"
-        case .lanczos: return "lanczos"
         }
     }
 }
