@@ -62,12 +62,13 @@ package enum RecipeRenderer {
 
     /// Renders `rect` of `image` into a new buffer of the layout's natural format (see ``PixelLayout/pixelFormat``).
     ///
-    /// - Throws: ``RenderError`` for a layout without a buffer format; the buffer's allocation errors.
+    /// - Throws: an `ImagingError` for a layout without a buffer format (`unsupportedPixelFormat`) or a size beyond the
+    ///   limits.
     package static func renderPixels(
         _ image: ImageRecipe, rect: PixelRect, layout: PixelLayout, unpremultiply: Bool, highQualityDownsample: Bool
     ) throws -> PixelBuffer {
         guard let format = layout.pixelFormat else {
-            throw RenderError(.unsupportedFormat, "cannot render \(layout) into an image buffer")
+            throw ImagingError(.unsupportedPixelFormat, "cannot render \(layout) into an image buffer")
         }
         // The render writes every pixel of `rect` (clear outside the image's extent).
         var pixels = try PixelBuffer(uninitializedWidth: rect.w, height: rect.h, format: format)
@@ -79,26 +80,6 @@ package enum RecipeRenderer {
         }
         return pixels
     }
-}
-
-/// A render that cannot be done, with what was asked.
-package struct RenderError: Error, Sendable, CustomStringConvertible {
-    package enum Code: Sendable, Equatable {
-        /// The destination's format cannot be written.
-        case unsupportedFormat
-        /// The destination's memory is smaller than its size says, or the area is empty or infinite.
-        case invalidDestination
-    }
-
-    package let code: Code
-    package let message: String
-
-    package init(_ code: Code, _ message: String) {
-        self.code = code
-        self.message = message
-    }
-
-    package var description: String { message }
 }
 
 extension PixelLayout {

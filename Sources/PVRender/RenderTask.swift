@@ -1,5 +1,6 @@
 // Renders that run beside the caller, on a thread of their own.
 import Foundation
+import PVImaging
 import PVThreads
 import Synchronization
 
@@ -66,17 +67,18 @@ package struct BitmapDestination: @unchecked Sendable {
     /// Renders `image` into every pixel of the destination, which shows `area` of the working space (clear outside
     /// the image's extent).
     ///
-    /// - Throws: ``RenderError`` for an unknown layout, a size that does not match `area`, or rows too short.
+    /// - Throws: an `ImagingError`: `unsupportedPixelFormat` for an unknown layout, `invalidArgument` for a size that
+    ///   does not match `area` or rows too short.
     package func render(
         _ image: ImageRecipe, area: PixelRect, unpremultiply: Bool, highQualityDownsample: Bool
     ) throws -> RenderInfo {
-        guard let layout else { throw RenderError(.unsupportedFormat, "the destination's format cannot be rendered to") }
+        guard let layout else { throw ImagingError(.unsupportedPixelFormat, "the destination's format cannot be rendered to") }
         guard width > 0, height > 0, area.w == width, area.h == height, !area.isInfinite else {
-            throw RenderError(.invalidDestination, "a \(width)×\(height) destination cannot show \(area)")
+            throw ImagingError(.invalidArgument, "a \(width)×\(height) destination cannot show \(area)")
         }
         guard bytesPerRow >= width * layout.bytesPerPixel else {
-            throw RenderError(
-                .invalidDestination,
+            throw ImagingError(
+                .invalidArgument,
                 "\(bytesPerRow) bytes per row cannot hold \(width) pixels of \(layout.bytesPerPixel) bytes")
         }
         return RecipeRenderer.render(

@@ -37,45 +37,27 @@ extension RGBPixelSource {
 
 /// Byte offsets of a 4-channel 8-bit format, as compile-time constants.
 package protocol FourChannelOrder {
-    static var r: Int { get }
-    static var g: Int { get }
-    static var b: Int { get }
-    static var a: Int { get }
+    /// Where R, G, B and A sit among a pixel's four bytes.
+    static var offsets: (r: Int, g: Int, b: Int, a: Int) { get }
 }
 
 extension FourChannelOrder {
-    /// The channel (0 = R, 1 = G, 2 = B, 3 = A) stored at byte `k`: the inverse of ``r``, ``g``, ``b``, ``a``.
+    @inline(__always) package static var r: Int { offsets.r }
+    @inline(__always) package static var g: Int { offsets.g }
+    @inline(__always) package static var b: Int { offsets.b }
+    @inline(__always) package static var a: Int { offsets.a }
+    /// The channel (0 = R, 1 = G, 2 = B, 3 = A) stored at byte `k`: the inverse of ``offsets``.
     @inline(__always) package static func channel(atByte k: Int) -> Int { r == k ? 0 : g == k ? 1 : b == k ? 2 : 3 }
 }
 
 /// Memory order R, G, B, A.
-package enum RGBAOrder: FourChannelOrder {
-    package static var r: Int { 0 }
-    package static var g: Int { 1 }
-    package static var b: Int { 2 }
-    package static var a: Int { 3 }
-}
+package enum RGBAOrder: FourChannelOrder { package static var offsets: (r: Int, g: Int, b: Int, a: Int) { (0, 1, 2, 3) } }
 /// Memory order B, G, R, A.
-package enum BGRAOrder: FourChannelOrder {
-    package static var r: Int { 2 }
-    package static var g: Int { 1 }
-    package static var b: Int { 0 }
-    package static var a: Int { 3 }
-}
+package enum BGRAOrder: FourChannelOrder { package static var offsets: (r: Int, g: Int, b: Int, a: Int) { (2, 1, 0, 3) } }
 /// Memory order A, R, G, B.
-package enum ARGBOrder: FourChannelOrder {
-    package static var r: Int { 1 }
-    package static var g: Int { 2 }
-    package static var b: Int { 3 }
-    package static var a: Int { 0 }
-}
+package enum ARGBOrder: FourChannelOrder { package static var offsets: (r: Int, g: Int, b: Int, a: Int) { (1, 2, 3, 0) } }
 /// Memory order A, B, G, R.
-package enum ABGROrder: FourChannelOrder {
-    package static var r: Int { 3 }
-    package static var g: Int { 2 }
-    package static var b: Int { 1 }
-    package static var a: Int { 0 }
-}
+package enum ABGROrder: FourChannelOrder { package static var offsets: (r: Int, g: Int, b: Int, a: Int) { (3, 2, 1, 0) } }
 
 protocol Packed4Plane {
     var layout: Packed4Layout { get }

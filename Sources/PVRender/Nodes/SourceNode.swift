@@ -1,8 +1,6 @@
 // Stored pixels as a plan node, read in every path the renderer has (float, 8-bit words, one channel).
-import CRenderKernels
 import Foundation
 import PVImaging
-import Synchronization
 
 /// Pixels of a buffer placed at (0, 0): buffer row 0 (top in memory) is working row `height − 1`.
 final class SourceNode: RenderNode, @unchecked Sendable {
@@ -37,14 +35,16 @@ final class SourceNode: RenderNode, @unchecked Sendable {
     }
 
     override func renderInside(_ r: PixelRect, _ out: UnsafeMutablePointer<FloatPixel>, _ stride: Int, _ ctx: RenderScratch) {
-        let height = pixels.height, rowBytes = pixels.bytesPerRow(), bpp = pixels.format.bytesPerPixel
         let kind = self.kind, premultiply = self.premultiply
+        forEachRow(r) { j, row in readSourceRow(kind, row, out + j * stride, r.w, premultiply) }
+    }
+
+    /// Calls `body` with each row `j` of `r` (from the bottom) and the stored bytes of its first pixel.
+    @inline(__always) private func forEachRow(_ r: PixelRect, _ body: (_ j: Int, _ row: UnsafeRawPointer) -> Void) {
+        let height = pixels.height, rowBytes = pixels.bytesPerRow(), bpp = pixels.format.bytesPerPixel
         pixels.withUnsafeBytes { bytes in
             let base = bytes.baseAddress!
-            for j in 0..<r.h {
-                let sourceRow = height - 1 - (r.y + j)
-                readSourceRow(kind, base + sourceRow * rowBytes + r.x * bpp, out + j * stride, r.w, premultiply)
-            }
+            for j in 0..<r.h { body(j, base + (height - 1 - (r.y + j)) * rowBytes + r.x * bpp) }
         }
     }
 
@@ -54,36 +54,30 @@ final class SourceNode: RenderNode, @unchecked Sendable {
             super.renderBytesInside(r, out, stride, ctx)
             return
         }
-        let height = pixels.height, rowBytes = pixels.bytesPerRow(), bpp = pixels.format.bytesPerPixel
         let premultiply = self.premultiply
-        pixels.withUnsafeBytes { bytes in
-            let base = bytes.baseAddress!
-            for j in 0..<r.h {
-                let row = base + (height - 1 - (r.y + j)) * rowBytes + r.x * bpp
-                let o = out + j * stride
-                switch kind {
-                case .rgba: UnsafeMutableRawPointer(o).copyMemory(from: row, byteCount: r.w * 4)
-                case .bgra: wordsFromBGRA(row.assumingMemoryBound(to: UInt32.self), o, r.w)
-                case .argb: wordsFromARGB(row.assumingMemoryBound(to: UInt32.self), o, r.w)
-                case .rgb24:
-                    let s = row.assumingMemoryBound(to: UInt8.self)
-                    for k in 0..<r.w {
-                        o[k] = UInt32(s[3 &* k]) | UInt32(s[3 &* k &+ 1]) &<< 8 | UInt32(s[3 &* k &+ 2]) &<< 16 | 0xFF00_0000
-                    }
-                case .grey8:
-                    wordsFromGrey(row.assumingMemoryBound(to: UInt8.self), o, r.w)
-                case .greyHalf, .greyFloat:
-                    break
+        forEachRow(r) { j, row in
+            let o = out + j * stride
+            switch kind {
+            case .rgba: UnsafeMutableRawPointer(o).copyMemory(from: row, byteCount: r.w * 4)
+            case .bgra: wordsFromBGRA(row.assumingMemoryBound(to: UInt32.self), o, r.w)
+            case .argb: wordsFromARGB(row.assumingMemoryBound(to: UInt32.self), o, r.w)
+            case .rgb24:
+                let s = row.assumingMemoryBound(to: UInt8.self)
+                for k in 0..<r.w {
+                    o[k] = UInt32(s[3 &* k]) | UInt32(s[3 &* k &+ 1]) &<< 8 | UInt32(s[3 &* k &+ 2]) &<< 16 | 0xFF00_0000
                 }
-                if premultiply, kind == .rgba || kind == .bgra || kind == .argb { premultiplyWords(o, r.w) }
+            case .grey8:
+                wordsFromGrey(row.assumingMemoryBound(to: UInt8.self), o, r.w)
+            case .greyHalf, .greyFloat:
+                break
             }
+            if premultiply, kind == .rgba || kind == .bgra || kind == .argb { premultiplyWords(o, r.w) }
         }
     }
 
     override func renderChannelInside(
         _ r: PixelRect, _ channel: Int, _ out: UnsafeMutablePointer<Float>, _ stride: Int, _ ctx: RenderScratch
     ) {
-        let height = pixels.height, rowBytes = pixels.bytesPerRow(), bpp = pixels.format.bytesPerPixel
         let kind = self.kind, premultiply = self.premultiply
         // Byte offset of the channel (and of alpha) inside a stored 4-byte pixel.
         let offsets: (c: Int, a: Int)
@@ -92,33 +86,29 @@ final class SourceNode: RenderNode, @unchecked Sendable {
         case .argb: offsets = ([1, 2, 3, 0][channel], 0)
         default: offsets = (channel, 3)
         }
-        pixels.withUnsafeBytes { bytes in
-            let base = bytes.baseAddress!
-            for j in 0..<r.h {
-                let row = base + (height - 1 - (r.y + j)) * rowBytes + r.x * bpp
-                let o = out + j * stride
-                switch kind {
-                case .grey8:
-                    let s = row.assumingMemoryBound(to: UInt8.self)
-                    if channel == 3 { o.update(repeating: 1, count: r.w) } else { for k in 0..<r.w { o[k] = Float(s[k]) * (1 / 255) } }
-                case .greyHalf:
-                    let s = row.assumingMemoryBound(to: Float16.self)
-                    if channel == 3 { o.update(repeating: 1, count: r.w) } else { for k in 0..<r.w { o[k] = Float(s[k]) } }
-                case .greyFloat:
-                    let s = row.assumingMemoryBound(to: Float.self)
-                    if channel == 3 { o.update(repeating: 1, count: r.w) } else { o.update(from: s, count: r.w) }
-                case .rgb24:
-                    let s = row.assumingMemoryBound(to: UInt8.self)
-                    if channel == 3 { o.update(repeating: 1, count: r.w) } else { for k in 0..<r.w { o[k] = Float(s[3 &* k &+ channel]) * (1 / 255) } }
-                case .rgba, .bgra, .argb:
-                    let s = row.assumingMemoryBound(to: UInt8.self)
-                    if premultiply, channel != 3 {
-                        for k in 0..<r.w {
-                            o[k] = Float(s[4 &* k &+ offsets.c]) * Float(s[4 &* k &+ offsets.a]) * (1 / 65025)
-                        }
-                    } else {
-                        for k in 0..<r.w { o[k] = Float(s[4 &* k &+ offsets.c]) * (1 / 255) }
+        forEachRow(r) { j, row in
+            let o = out + j * stride
+            switch kind {
+            case .grey8:
+                let s = row.assumingMemoryBound(to: UInt8.self)
+                if channel == 3 { o.update(repeating: 1, count: r.w) } else { for k in 0..<r.w { o[k] = Float(s[k]) * (1 / 255) } }
+            case .greyHalf:
+                let s = row.assumingMemoryBound(to: Float16.self)
+                if channel == 3 { o.update(repeating: 1, count: r.w) } else { for k in 0..<r.w { o[k] = Float(s[k]) } }
+            case .greyFloat:
+                let s = row.assumingMemoryBound(to: Float.self)
+                if channel == 3 { o.update(repeating: 1, count: r.w) } else { o.update(from: s, count: r.w) }
+            case .rgb24:
+                let s = row.assumingMemoryBound(to: UInt8.self)
+                if channel == 3 { o.update(repeating: 1, count: r.w) } else { for k in 0..<r.w { o[k] = Float(s[3 &* k &+ channel]) * (1 / 255) } }
+            case .rgba, .bgra, .argb:
+                let s = row.assumingMemoryBound(to: UInt8.self)
+                if premultiply, channel != 3 {
+                    for k in 0..<r.w {
+                        o[k] = Float(s[4 &* k &+ offsets.c]) * Float(s[4 &* k &+ offsets.a]) * (1 / 65025)
                     }
+                } else {
+                    for k in 0..<r.w { o[k] = Float(s[4 &* k &+ offsets.c]) * (1 / 255) }
                 }
             }
         }

@@ -183,7 +183,7 @@ public final class CIContext: Sendable {
             return try RecipeRenderer.renderPixels(
                 image.recipe, rect: rect, layout: layout, unpremultiply: unpremultiply,
                 highQualityDownsample: highQualityDownsample)
-        } catch let error as RenderError {
+        } catch let error as ImagingError where error.code == .unsupportedPixelFormat {
             throw _CoreImageError.make(.unsupportedFormat, error.message)
         } catch {
             throw _CoreImageError.make(.invalidExtent, "cannot render \(rect.w)×\(rect.h) pixels: \(error)", underlying: error)

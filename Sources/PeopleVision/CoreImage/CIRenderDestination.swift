@@ -134,8 +134,8 @@ extension CIContext {
                         return try bitmap.render(
                             image.recipe, area: area, unpremultiply: unpremultiply,
                             highQualityDownsample: highQualityDownsample)
-                    } catch let error as RenderError {
-                        let code: _CoreImageError.Code = error.code == .unsupportedFormat ? .unsupportedFormat : .invalidExtent
+                    } catch let error as ImagingError {
+                        let code: _CoreImageError.Code = error.code == .unsupportedPixelFormat ? .unsupportedFormat : .invalidExtent
                         throw _CoreImageError.make(code, "cannot render to a \(format) bitmap: \(error.message)")
                     }
                 case .pixelBuffer(let buffer):
