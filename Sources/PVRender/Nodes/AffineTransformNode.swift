@@ -1,12 +1,8 @@
 // Rotations, shears and orientations, sampled bilinearly (quarter turns and mirrors copy pixels).
-import CRenderKernels
 import Foundation
-import PVImaging
-import Synchronization
 
 /// Any other affine transform (rotation, shear, orientation), sampled bilinearly.
-final class AffineTransformNode: RenderNode, @unchecked Sendable {
-    let child: RenderNode
+final class AffineTransformNode: UnaryNode, @unchecked Sendable {
     let inverse: AffineMap
     let slot: Int
     /// For transforms that map pixel centres onto pixel centres: integer source index
@@ -14,7 +10,6 @@ final class AffineTransformNode: RenderNode, @unchecked Sendable {
     let exact: (a: Int, b: Int, c: Int, d: Int, u0: Int, v0: Int)?
 
     init(child: RenderNode, inverse: AffineMap, bounds: PixelRect, slot: Int) {
-        self.child = child
         self.inverse = inverse
         self.slot = slot
         let m = inverse
@@ -29,7 +24,7 @@ final class AffineTransformNode: RenderNode, @unchecked Sendable {
         } else {
             exact = nil
         }
-        super.init(bounds: bounds)
+        super.init(child: child, bounds: bounds)
     }
 
     func sourceRect(_ r: PixelRect) -> PixelRect {

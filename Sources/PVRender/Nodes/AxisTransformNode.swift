@@ -7,8 +7,7 @@ import Synchronization
 /// An axis-aligned affine transform (scale and translation), sampled bilinearly.
 ///
 /// Output pixel x samples source index `u = ax·(x + 0.5) + bx − 0.5`; similarly for y.
-final class AxisTransformNode: RenderNode, @unchecked Sendable {
-    let child: RenderNode
+final class AxisTransformNode: UnaryNode, @unchecked Sendable {
     let ax: Double, bx: Double, ay: Double, by: Double
     let slot: Int
     let tableSlot: Int
@@ -17,14 +16,13 @@ final class AxisTransformNode: RenderNode, @unchecked Sendable {
     let exact: Bool
 
     init(child: RenderNode, inverse t: AffineMap, bounds: PixelRect, slots: (Int, Int, Int)) {
-        self.child = child
         ax = Double(t.a)
         bx = Double(t.tx)
         ay = Double(t.d)
         by = Double(t.ty)
         (slot, tableSlot, rowSlot) = slots
         exact = abs(ax) == 1 && abs(ay) == 1 && bx == bx.rounded() && by == by.rounded()
-        super.init(bounds: bounds)
+        super.init(child: child, bounds: bounds)
     }
 
     /// Source column index and weight of each output column of `r`.

@@ -1,17 +1,11 @@
 // Per-pixel colour operations.
-import CRenderKernels
-import Foundation
-import PVImaging
-import Synchronization
 
-final class PointNode: RenderNode, @unchecked Sendable {
-    let child: RenderNode
+final class PointNode: UnaryNode, @unchecked Sendable {
     let operation: PointOperation
 
     init(child: RenderNode, operation: PointOperation, bounds: PixelRect) {
-        self.child = child
         self.operation = operation
-        super.init(bounds: bounds)
+        super.init(child: child, bounds: bounds)
     }
 
     override func renderBytesInside(_ r: PixelRect, _ out: UnsafeMutablePointer<PixelWord>, _ stride: Int, _ ctx: RenderScratch) {

@@ -2,10 +2,8 @@
 // a float tile; outside its bounds it is clear (transparent black), as Core Image images are.
 // Nodes are immutable after compilation and shared by the render threads; scratch memory
 // comes from the calling thread's `RenderScratch`.
-import CRenderKernels
 import Foundation
 import PVImaging
-import Synchronization
 
 class RenderNode: @unchecked Sendable {
     /// The pixels that may be non-clear.
@@ -81,6 +79,15 @@ class RenderNode: @unchecked Sendable {
     }
 }
 
+/// A node that reads one other node.
+class UnaryNode: RenderNode, @unchecked Sendable {
+    let child: RenderNode
+    init(child: RenderNode, bounds: PixelRect) {
+        self.child = child
+        super.init(bounds: bounds)
+    }
+}
+
 /// Nothing: always clear.
 final class EmptyNode: RenderNode, @unchecked Sendable {
     init() { super.init(bounds: .empty) }
@@ -131,11 +138,9 @@ final class MaterializedNode: RenderNode, @unchecked Sendable {
 }
 
 /// The child, limited to narrower bounds (`cropped(to:)`); the clipping is done by `render`.
-final class CropNode: RenderNode, @unchecked Sendable {
-    let child: RenderNode
-    init(child: RenderNode, bounds: PixelRect) {
-        self.child = child
-        super.init(bounds: bounds.intersection(child.bounds))
+final class CropNode: UnaryNode, @unchecked Sendable {
+    override init(child: RenderNode, bounds: PixelRect) {
+        super.init(child: child, bounds: bounds.intersection(child.bounds))
     }
     override func renderInside(_ r: PixelRect, _ out: UnsafeMutablePointer<FloatPixel>, _ stride: Int, _ ctx: RenderScratch) {
         child.render(r, out, stride, ctx)
@@ -151,15 +156,12 @@ final class CropNode: RenderNode, @unchecked Sendable {
 }
 
 /// The child moved by whole pixels: no resampling.
-final class TranslateNode: RenderNode, @unchecked Sendable {
-    let child: RenderNode
+final class TranslateNode: UnaryNode, @unchecked Sendable {
     let dx: Int
     let dy: Int
     init(child: RenderNode, dx: Int, dy: Int, bounds: PixelRect) {
-        self.child = child
-        self.dx = dx
-        self.dy = dy
-        super.init(bounds: bounds.intersection(child.bounds.offsetBy(dx, dy)))
+        (self.dx, self.dy) = (dx, dy)
+        super.init(child: child, bounds: bounds.intersection(child.bounds.offsetBy(dx, dy)))
     }
     override func grey8Source(_ r: PixelRect) -> (pixels: PixelBuffer, x: Int, y: Int)? {
         r.intersection(bounds) == r ? child.grey8Source(r.offsetBy(-dx, -dy)) : nil
@@ -181,15 +183,12 @@ final class TranslateNode: RenderNode, @unchecked Sendable {
 }
 
 /// The child's edge pixels repeated forever (`clampedToExtent()`).
-final class ClampNode: RenderNode, @unchecked Sendable {
-    let child: RenderNode
+final class ClampNode: UnaryNode, @unchecked Sendable {
     let area: PixelRect
     let slot: Int
     init(child: RenderNode, area: PixelRect, slot: Int) {
-        self.child = child
-        self.area = area
-        self.slot = slot
-        super.init(bounds: area.isEmpty ? .empty : .infinite)
+        (self.area, self.slot) = (area, slot)
+        super.init(child: child, bounds: area.isEmpty ? .empty : .infinite)
     }
 
     /// The part of `area` that clamping `r` reads.

@@ -1,5 +1,4 @@
 // Stored pixels as a plan node, read in every path the renderer has (float, 8-bit words, one channel).
-import Foundation
 import PVImaging
 
 /// Pixels of a buffer placed at (0, 0): buffer row 0 (top in memory) is working row `height − 1`.
@@ -59,15 +58,10 @@ final class SourceNode: RenderNode, @unchecked Sendable {
             let o = out + j * stride
             switch kind {
             case .rgba: UnsafeMutableRawPointer(o).copyMemory(from: row, byteCount: r.w * 4)
-            case .bgra: wordsFromBGRA(row.assumingMemoryBound(to: UInt32.self), o, r.w)
-            case .argb: wordsFromARGB(row.assumingMemoryBound(to: UInt32.self), o, r.w)
-            case .rgb24:
-                let s = row.assumingMemoryBound(to: UInt8.self)
-                for k in 0..<r.w {
-                    o[k] = UInt32(s[3 &* k]) | UInt32(s[3 &* k &+ 1]) &<< 8 | UInt32(s[3 &* k &+ 2]) &<< 16 | 0xFF00_0000
-                }
-            case .grey8:
-                wordsFromGrey(row.assumingMemoryBound(to: UInt8.self), o, r.w)
+            case .bgra: RGBAWords.swapRedBlue(row, o, r.w)
+            case .argb: RGBAWords.fromARGB(row, o, r.w)
+            case .rgb24: RGBAWords.fromRGB(row.assumingMemoryBound(to: UInt8.self), o, r.w)
+            case .grey8: RGBAWords.fromGrey(row.assumingMemoryBound(to: UInt8.self), o, r.w)
             case .greyHalf, .greyFloat:
                 break
             }

@@ -4,6 +4,7 @@
 // float and quantised. Masks are read through the scalar channel path (one float per pixel).
 // Each fixed-point step rounds to nearest, so results agree with the float path within 1 LSB.
 import Foundation
+import PVImaging
 
 /// Premultiplied RGBA8 words, R in the lowest byte (memory order R, G, B, A).
 typealias PixelWord = UInt32
@@ -27,52 +28,6 @@ typealias PixelWord = UInt32
 @inline(__always) func unitToByte(_ v: Float) -> UInt8 {
     let q = v > 0 ? min(v * 255, 255) : 0
     return UInt8(truncatingIfNeeded: (q + 12_582_912).bitPattern)
-}
-
-/// Applies `f` to `n` words, four at a time (explicit SIMD: the loops below do not auto-vectorise).
-@inline(__always) func mapWords(
-    _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, _ n: Int, _ f: (SIMD4<UInt32>) -> SIMD4<UInt32>
-) {
-    var k = 0
-    while k &+ 4 <= n {
-        let v = source.loadUnaligned(fromByteOffset: k &* 4, as: SIMD4<UInt32>.self)
-        destination.storeBytes(of: f(v), toByteOffset: k &* 4, as: SIMD4<UInt32>.self)
-        k &+= 4
-    }
-    while k < n {
-        let v = SIMD4<UInt32>(repeating: source.loadUnaligned(fromByteOffset: k &* 4, as: UInt32.self))
-        destination.storeBytes(of: f(v)[0], toByteOffset: k &* 4, as: UInt32.self)
-        k &+= 1
-    }
-}
-
-/// Swaps bytes 0 and 2 of each word (BGRA ↔ RGBA).
-@inline(__always) func swapRB(_ p: SIMD4<UInt32>) -> SIMD4<UInt32> {
-    (p & 0xFF00_FF00) | ((p &>> 16) & 0xFF) | ((p & 0xFF) &<< 16)
-}
-
-/// Stored 4-byte pixels to RGBA words.
-@inline(__always) func wordsFromBGRA(_ source: UnsafePointer<UInt32>, _ destination: UnsafeMutablePointer<PixelWord>, _ n: Int) {
-    mapWords(UnsafeRawPointer(source), UnsafeMutableRawPointer(destination), n, swapRB)
-}
-
-@inline(__always) func wordsFromARGB(_ source: UnsafePointer<UInt32>, _ destination: UnsafeMutablePointer<PixelWord>, _ n: Int) {
-    mapWords(UnsafeRawPointer(source), UnsafeMutableRawPointer(destination), n) { p in (p &>> 8) | (p &<< 24) }
-}
-
-/// One-component bytes to opaque grey words.
-@inline(__always) func wordsFromGrey(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<PixelWord>, _ n: Int) {
-    let raw = UnsafeMutableRawPointer(destination)
-    var k = 0
-    while k &+ 4 <= n {
-        let g = SIMD4<UInt32>(truncatingIfNeeded: UnsafeRawPointer(source + k).loadUnaligned(as: SIMD4<UInt8>.self))
-        raw.storeBytes(of: g &* 0x0001_0101 | 0xFF00_0000, toByteOffset: k &* 4, as: SIMD4<UInt32>.self)
-        k &+= 4
-    }
-    while k < n {
-        destination[k] = UInt32(source[k]) &* 0x0001_0101 | 0xFF00_0000
-        k &+= 1
-    }
 }
 
 /// Premultiplies straight-alpha RGBA words in place (`round(c·a/255)`); opaque pixels are untouched.
@@ -108,18 +63,12 @@ func reorderWords(_ order: PixelLayout.ByteOrder, _ words: UnsafeMutablePointer<
 
 /// Writes RGBA words in a destination byte order.
 func writeWords(_ order: PixelLayout.ByteOrder, _ source: UnsafePointer<PixelWord>, _ n: Int, _ destination: UnsafeMutableRawPointer) {
-    let s = UnsafeRawPointer(source)
     switch order {
     case .rgba:
-        if UnsafeRawPointer(destination) != s { destination.copyMemory(from: source, byteCount: n * 4) }
-    case .bgra:
-        mapWords(s, destination, n, swapRB)
-    case .argb:
-        mapWords(s, destination, n) { p in (p &<< 8) | (p &>> 24) }
-    case .abgr:
-        mapWords(s, destination, n) { p in
-            (p &<< 24) | ((p &<< 8) & 0x00FF_0000) | ((p &>> 8) & 0x0000_FF00) | (p &>> 24)
-        }
+        if UnsafeRawPointer(destination) != UnsafeRawPointer(source) { destination.copyMemory(from: source, byteCount: n * 4) }
+    case .bgra: RGBAWords.swapRedBlue(source, destination, n)
+    case .argb: RGBAWords.toARGB(source, destination, n)
+    case .abgr: RGBAWords.toABGR(source, destination, n)
     }
 }
 

@@ -163,66 +163,48 @@ private let _personSegmentationHook = Mutex<(@Sendable (CIImage, Int) throws -> 
     try VNGeneratePersonSegmentationRequest.coreImageMask(of: image, qualityLevel: level)
 })
 
-final class _BlendFilter: CIFilter, CIBlendWithMask {
+/// A built-in filter's `inputImage`, kept under `kCIInputImageKey`.
+class _ImageInputFilter: CIFilter {
     var inputImage: CIImage? {
         get { image(kCIInputImageKey) }
         set { setValue(newValue, forKey: kCIInputImageKey) }
     }
+}
+
+/// A built-in filter with an input and a background image.
+class _BackgroundInputFilter: _ImageInputFilter {
     var backgroundImage: CIImage? {
         get { image(kCIInputBackgroundImageKey) }
         set { setValue(newValue, forKey: kCIInputBackgroundImageKey) }
     }
+}
+
+final class _BlendFilter: _BackgroundInputFilter, CIBlendWithMask {
     var maskImage: CIImage? {
         get { image(kCIInputMaskImageKey) }
         set { setValue(newValue, forKey: kCIInputMaskImageKey) }
     }
 }
 
-final class _CompositeFilter: CIFilter, CICompositeOperation {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
-    var backgroundImage: CIImage? {
-        get { image(kCIInputBackgroundImageKey) }
-        set { setValue(newValue, forKey: kCIInputBackgroundImageKey) }
-    }
-}
+final class _CompositeFilter: _BackgroundInputFilter, CICompositeOperation {}
 
-final class _MaximumComponentFilter: CIFilter, CIMaximumComponent {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
-}
+final class _MaximumComponentFilter: _ImageInputFilter, CIMaximumComponent {}
 
-final class _GammaFilter: CIFilter, CIGammaAdjust {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
+final class _GammaFilter: _ImageInputFilter, CIGammaAdjust {
     var power: Float {
         get { number("inputPower") }
         set { setNumber(newValue, "inputPower") }
     }
 }
 
-final class _GaussianFilter: CIFilter, CIGaussianBlur {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
+final class _GaussianFilter: _ImageInputFilter, CIGaussianBlur {
     var radius: Float {
         get { number(kCIInputRadiusKey) }
         set { setNumber(newValue, kCIInputRadiusKey) }
     }
 }
 
-final class _LanczosFilter: CIFilter, CILanczosScaleTransform {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
+final class _LanczosFilter: _ImageInputFilter, CILanczosScaleTransform {
     var scale: Float {
         get { number(kCIInputScaleKey) }
         set { setNumber(newValue, kCIInputScaleKey) }
@@ -233,11 +215,7 @@ final class _LanczosFilter: CIFilter, CILanczosScaleTransform {
     }
 }
 
-final class _ColorMatrixFilter: CIFilter, CIColorMatrix {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
+final class _ColorMatrixFilter: _ImageInputFilter, CIColorMatrix {
     var rVector: CIVector {
         get { vector("inputRVector") ?? CIVector(x: 1, y: 0, z: 0, w: 0) }
         set { setValue(newValue, forKey: "inputRVector") }
@@ -260,11 +238,7 @@ final class _ColorMatrixFilter: CIFilter, CIColorMatrix {
     }
 }
 
-final class _PersonSegmentationFilter: CIFilter, CIPersonSegmentation {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
+final class _PersonSegmentationFilter: _ImageInputFilter, CIPersonSegmentation {
     var qualityLevel: Int {
         get { Int(number("inputQualityLevel")) }
         set { setValue(NSNumber(value: newValue), forKey: "inputQualityLevel") }
