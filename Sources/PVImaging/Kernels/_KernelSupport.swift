@@ -183,7 +183,7 @@ func clampToByte(_ v: Float) -> UInt8 {
 
 /// Exact `round(x / 255)` for `0 ≤ x ≤ 65535`.
 @inline(__always)
-func divide255Rounded(_ x: UInt32) -> UInt32 {
+package func divide255Rounded(_ x: UInt32) -> UInt32 {
     let t = x &+ 128
     return (t &+ (t &>> 8)) &>> 8
 }

@@ -46,10 +46,7 @@ typealias PixelWord = UInt32
             k &+= 1
             continue
         }
-        @inline(__always) func scale(_ c: UInt32) -> UInt32 {
-            let t = c &* a &+ 128
-            return (t &+ (t &>> 8)) &>> 8
-        }
+        @inline(__always) func scale(_ c: UInt32) -> UInt32 { divide255Rounded(c &* a) }
         words[k] = scale(p & 0xFF) | scale((p &>> 8) & 0xFF) &<< 8 | scale((p &>> 16) & 0xFF) &<< 16 | a &<< 24
         k &+= 1
     }
@@ -113,8 +110,7 @@ func writeWords(_ order: PixelLayout.ByteOrder, _ source: UnsafePointer<PixelWor
         let w = UInt32(unitToByte(mask[k]))
         var out: UInt32 = 0
         for shift in stride(from: 0 as UInt32, to: 32, by: 8) {
-            let t = ((f[k] &>> shift) & 0xFF) &* w &+ ((b[k] &>> shift) & 0xFF) &* (255 &- w) &+ 128
-            out |= ((t &+ (t &>> 8)) &>> 8) &<< shift
+            out |= divide255Rounded(((f[k] &>> shift) & 0xFF) &* w &+ ((b[k] &>> shift) & 0xFF) &* (255 &- w)) &<< shift
         }
         f[k] = out
         k &+= 1
@@ -146,8 +142,7 @@ func writeWords(_ order: PixelLayout.ByteOrder, _ source: UnsafePointer<PixelWor
         let inverse = 255 &- (f[k] &>> 24)
         var out: UInt32 = 0
         for shift in stride(from: 0 as UInt32, to: 32, by: 8) {
-            let t = ((b[k] &>> shift) & 0xFF) &* inverse &+ 128
-            out |= min(255, ((f[k] &>> shift) & 0xFF) &+ ((t &+ (t &>> 8)) &>> 8)) &<< shift
+            out |= min(255, ((f[k] &>> shift) & 0xFF) &+ divide255Rounded(((b[k] &>> shift) & 0xFF) &* inverse)) &<< shift
         }
         f[k] = out
         k &+= 1

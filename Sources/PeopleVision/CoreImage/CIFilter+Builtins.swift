@@ -217,24 +217,29 @@ final class _LanczosFilter: _ImageInputFilter, CILanczosScaleTransform {
 
 final class _ColorMatrixFilter: _ImageInputFilter, CIColorMatrix {
     var rVector: CIVector {
-        get { vector("inputRVector") ?? CIVector(x: 1, y: 0, z: 0, w: 0) }
+        get { matrixVector("inputRVector") }
         set { setValue(newValue, forKey: "inputRVector") }
     }
     var gVector: CIVector {
-        get { vector("inputGVector") ?? CIVector(x: 0, y: 1, z: 0, w: 0) }
+        get { matrixVector("inputGVector") }
         set { setValue(newValue, forKey: "inputGVector") }
     }
     var bVector: CIVector {
-        get { vector("inputBVector") ?? CIVector(x: 0, y: 0, z: 1, w: 0) }
+        get { matrixVector("inputBVector") }
         set { setValue(newValue, forKey: "inputBVector") }
     }
     var aVector: CIVector {
-        get { vector("inputAVector") ?? CIVector(x: 0, y: 0, z: 0, w: 1) }
+        get { matrixVector("inputAVector") }
         set { setValue(newValue, forKey: "inputAVector") }
     }
     var biasVector: CIVector {
-        get { vector("inputBiasVector") ?? CIVector(x: 0, y: 0, z: 0, w: 0) }
+        get { matrixVector("inputBiasVector") }
         set { setValue(newValue, forKey: "inputBiasVector") }
+    }
+
+    /// The vector set for `key`, else the filter's default for it (the identity matrix, no bias).
+    private func matrixVector(_ key: String) -> CIVector {
+        vector(key) ?? (builtin?.defaultValues[key] as? CIVector) ?? CIVector(x: 0, y: 0, z: 0, w: 0)
     }
 }
 
