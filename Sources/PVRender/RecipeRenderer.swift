@@ -13,6 +13,7 @@ package struct RenderInfo: Sendable, Equatable {
     /// Seconds spent evaluating the plan into the destination.
     package var executionTime: TimeInterval = 0
 
+    /// Nothing done yet.
     package init() {}
 }
 

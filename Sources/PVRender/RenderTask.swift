@@ -49,13 +49,17 @@ package final class RenderTask: Sendable {
 /// Caller memory a render task writes: `height` rows of `bytesPerRow` bytes, top row first, in `layout`.
 /// The memory is the caller's: it must stay valid, and untouched by others, until the task completes.
 package struct BitmapDestination: @unchecked Sendable {
+    /// The first byte of the top row.
     package let base: UnsafeMutableRawPointer
+    /// The size in pixels.
     package let width: Int
     package let height: Int
+    /// The distance between rows, in bytes.
     package let bytesPerRow: Int
     /// Nil for a format the renderer cannot write (the render then throws).
     package let layout: PixelLayout?
 
+    /// A destination over `height` rows of `bytesPerRow` bytes from `base`.
     package init(base: UnsafeMutableRawPointer, width: Int, height: Int, bytesPerRow: Int, layout: PixelLayout?) {
         self.base = base
         self.width = width

@@ -13,6 +13,7 @@ package enum LayoutChannel: Sendable {
 /// The scalar type of a one-channel output.
 package enum LayoutScalar: Sendable {
     case uint8, half, float
+    /// Bytes per value.
     package var size: Int {
         switch self {
         case .uint8: return 1
@@ -32,8 +33,10 @@ package enum PixelLayout: Sendable, Equatable {
     case rgbaFloat
     case one(LayoutChannel, LayoutScalar)
 
+    /// The stored byte sequence of a 4-channel 8-bit pixel.
     package enum ByteOrder: Sendable { case rgba, bgra, argb, abgr }
 
+    /// Bytes per pixel.
     package var bytesPerPixel: Int {
         switch self {
         case .rgba8: return 4

@@ -16,8 +16,10 @@ package protocol RecipeSource: Sendable {
 package final class ImageRecipe: Sendable {
     /// The rectangle outside which the image is clear.
     package let extent: CGRect
+    /// The last step of the recipe.
     package let node: Node
 
+    /// A recipe whose last step is `node`; `extent` is what that step leaves non-clear.
     package init(_ node: Node, extent: CGRect) {
         self.node = node
         self.extent = extent
@@ -72,14 +74,18 @@ package enum PointOperation: Sendable {
 
 /// A 2D affine map `(x, y) ↦ (a·x + c·y + tx, b·x + d·y + ty)`, in the arithmetic of Core Graphics' transforms.
 package struct AffineMap: Sendable, Equatable, CustomStringConvertible {
+    /// The coefficients, in Core Graphics order.
     package var a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double
 
+    /// The map with these coefficients.
     package init(a: Double, b: Double, c: Double, d: Double, tx: Double, ty: Double) {
         (self.a, self.b, self.c, self.d, self.tx, self.ty) = (a, b, c, d, tx, ty)
     }
 
+    /// A scale about the origin.
     package static func scale(_ sx: Double, _ sy: Double) -> AffineMap { AffineMap(a: sx, b: 0, c: 0, d: sy, tx: 0, ty: 0) }
 
+    /// `a·d − b·c`: zero for a map that flattens the plane.
     package var determinant: Double { a * d - b * c }
 
     /// The inverse; a singular map is returned unchanged.
