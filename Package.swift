@@ -5,11 +5,12 @@
 // Layers (see Documentation/Architecture.md), data flowing upward:
 //   C libraries (Debian packages)  CXNNPack, CLibJPEG, CLibPNG, CLibHEIF, CLibWebP, CFFmpeg, CImageCodecs and
 //                                  CVideoCodecs (shims)
-//   own C kernels                  CImageKernels (imaging), CInferenceKernels (convolutions), CThreads (affinity)
+//   own C kernels                  CImageKernels (imaging), CRenderKernels (the renderer's 8-bit paths),
+//                                  CInferenceKernels (convolutions), CThreads (affinity)
 //   errors                         PVCore (the engine's one error type)
 //   threads                        PVThreads (usable cores, the worker pool every layer runs side by side on)
 //   inference                      PVTFLite (model reader) -> PVInference (executor)
-//   imaging                        PVImaging
+//   imaging                        PVImaging -> PVRender (image recipes and their band renderer)
 //   perception                     PVPerception
 //   public API                     PeopleVision (the only module users import)
 //   tools                          PVBench (benchmarks and the model commands, over the public API and the engine;
@@ -50,6 +51,7 @@ let package = Package(
             name: "CVideoCodecs", dependencies: ["CFFmpeg"],
             linkerSettings: [.linkedLibrary("avformat"), .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil")]),
         .target(name: "CImageKernels"),
+        .target(name: "CRenderKernels"),
         .target(name: "CInferenceKernels", dependencies: ["CXNNPack"]),
         .target(name: "CThreads"),
 
@@ -63,10 +65,11 @@ let package = Package(
             name: "PVImaging",
             dependencies: ["PVCore", "PVThreads", "CImageCodecs", "CVideoCodecs", "CImageKernels", "CLibJPEG", "CLibPNG", "CLibHEIF", "CLibWebP"],
             swiftSettings: engine),
+        .target(name: "PVRender", dependencies: ["PVCore", "PVThreads", "PVImaging", "CRenderKernels"], swiftSettings: engine),
         .target(name: "PVPerception", dependencies: ["PVCore", "PVThreads", "PVInference", "PVImaging"], swiftSettings: engine),
 
         // Public API.
-        .target(name: "PeopleVision", dependencies: ["PVCore", "PVThreads", "PVPerception", "PVImaging", "PVInference"], swiftSettings: engine),
+        .target(name: "PeopleVision", dependencies: ["PVCore", "PVPerception", "PVImaging", "PVRender"], swiftSettings: engine),
 
         // Tools.
         .target(name: "CAllocatorTuning"),
@@ -99,6 +102,6 @@ let package = Package(
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
         .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads"]),
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "PVPerception", "CAllocatorTuning"]),
-        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging"]),
+        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging", "PVRender"]),
     ]
 )

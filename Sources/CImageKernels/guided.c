@@ -7,7 +7,7 @@
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
-#define CIMG_BOX_DOWN_AVX2 1
+#define CIK_BOX_DOWN_AVX2 1
 
 // Factor 4 on 4-byte pixels, the guide of a 1080p photo: each output pixel sums a 4×4 block, 16 bytes from each of
 // four rows, widened to 16-bit lanes and folded to one sum per channel in registers (no column-sum pass). The sums
@@ -38,18 +38,18 @@ __attribute__((target("avx2"))) static int box_down4_rgba_row_avx2(const uint8_t
 }
 #endif
 
-void cimg_box_down_rgb8(const uint8_t *restrict src, size_t src_stride, int width, int height, int bpp, int r_off,
+void cik_box_down_rgb8(const uint8_t *restrict src, size_t src_stride, int width, int height, int bpp, int r_off,
                         int g_off, int b_off, int factor, float *restrict out_r, float *restrict out_g,
                         float *restrict out_b, int out_width, int out_height, uint16_t *restrict acc) {
     const int n = width * bpp;
-#ifdef CIMG_BOX_DOWN_AVX2
+#ifdef CIK_BOX_DOWN_AVX2
     const int fast4 = factor == 4 && bpp == 4 && __builtin_cpu_supports("avx2");
 #endif
     for (int j = 0; j < out_height; j++) {
         int y0 = j * factor, y1 = y0 + factor < height ? y0 + factor : height;
         float *orow = out_r + (size_t)j * out_width, *grow = out_g + (size_t)j * out_width, *brow = out_b + (size_t)j * out_width;
         int first = 0;  // the first output pixel the generic loop below computes
-#ifdef CIMG_BOX_DOWN_AVX2
+#ifdef CIK_BOX_DOWN_AVX2
         if (fast4 && y1 - y0 == 4) {
             first = box_down4_rgba_row_avx2(src + (size_t)y0 * src_stride, src_stride, width, r_off, g_off, b_off,
                                             1.0f / (255.0f * 16.0f), orow, grow, brow);
@@ -82,7 +82,7 @@ void cimg_box_down_rgb8(const uint8_t *restrict src, size_t src_stride, int widt
 
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
 #include <immintrin.h>
-#define CIMG_GUIDED_AVX2 1
+#define CIK_GUIDED_AVX2 1
 
 // Eight output pixels per step: each channel's taps come from an 8-float window of the (vertically
 // interpolated) low-resolution row, picked with a lane permute; the guide's channels are unpacked from the
@@ -132,7 +132,7 @@ __attribute__((target("avx2,fma"))) static int refine_row_avx2(const uint8_t *re
 }
 #endif
 
-void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride, int width, int bpp, int r_off,
+void cik_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride, int width, int bpp, int r_off,
                              int g_off, int b_off, const float *restrict coef, int low_width, int low_height,
                              float band, float *restrict out, size_t out_stride, int first_row, int row_count,
                              int height, const int32_t *restrict x0, const float *restrict wx, float *restrict scratch,
@@ -141,7 +141,7 @@ void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride,
     const int n = low_width * 5, ps = low_width + 8;  // planar rows, padded for the 8-float windows
     for (int k = 0; k < 5; k++)
         for (int i = low_width; i < ps; i++) scratch[k * ps + i] = 0;
-#ifdef CIMG_GUIDED_AVX2
+#ifdef CIK_GUIDED_AVX2
     const int avx2 = bpp == 4 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 #endif
     for (int y = first_row; y < first_row + row_count; y++) {
@@ -157,7 +157,7 @@ void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride,
         float *o = out8 ? NULL : out + (size_t)(y - first_row) * out_stride;
         uint8_t *o8 = out8 ? out8 + (size_t)(y - first_row) * out8_stride : NULL;
         int x = 0;
-#ifdef CIMG_GUIDED_AVX2
+#ifdef CIK_GUIDED_AVX2
         if (avx2) x = refine_row_avx2(g, width, r_off, g_off, b_off, scratch, ps, inv_band, x0, wx, o, o8);
 #endif
         for (; x < width; x++) {

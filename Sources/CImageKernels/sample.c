@@ -108,7 +108,7 @@ static inline __m128 sample(const uint8_t *src, size_t stride, int width, int he
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#define CIMG_WIDE __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
+#define CIK_WIDE __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw")))
 
 static int wide_available(void) {
     static int cached = -1;
@@ -123,18 +123,18 @@ static int wide_available(void) {
 }
 
 // One channel (byte offset `off`) of sixteen gathered pixels, as floats.
-CIMG_WIDE static inline __m512 channel(__m512i pixels, int off) {
+CIK_WIDE static inline __m512 channel(__m512i pixels, int off) {
     return _mm512_cvtepi32_ps(_mm512_and_si512(_mm512_srlv_epi32(pixels, _mm512_set1_epi32(8 * off)), _mm512_set1_epi32(0xFF)));
 }
 
-CIMG_WIDE static inline __m512 lerp16(__m512 a, __m512 b, __m512 t) {
+CIK_WIDE static inline __m512 lerp16(__m512 a, __m512 b, __m512 t) {
     return _mm512_add_ps(a, _mm512_mul_ps(_mm512_sub_ps(b, a), t));
 }
 
 // Bilinear R, G, B of sixteen pixels from their four neighbours' byte offsets (from `src`; a lane whose bit is
 // clear in a neighbour's mask reads zero there), with weights `ax`, `ay`, scaled and offset, stored interleaved at
 // `out` (48 floats).
-CIMG_WIDE static inline void blend_store4(const uint8_t *src, __m512i o00, __m512i o01, __m512i o10, __m512i o11,
+CIK_WIDE static inline void blend_store4(const uint8_t *src, __m512i o00, __m512i o01, __m512i o10, __m512i o11,
                                            __mmask16 m00, __mmask16 m01, __mmask16 m10, __mmask16 m11, __m512 ax,
                                            __m512 ay, int r_off, int g_off, int b_off, __m512 vs, __m512 vo, float *out) {
     const __m512i zero = _mm512_setzero_si512();
@@ -167,7 +167,7 @@ CIMG_WIDE static inline void blend_store4(const uint8_t *src, __m512i o00, __m51
 }
 
 // Sixteen pixels whose 2×2 blocks lie inside the image and start at byte offsets `top`.
-CIMG_WIDE static inline void blend_store(const uint8_t *src, size_t stride, __m512i top, __m512 ax, __m512 ay,
+CIK_WIDE static inline void blend_store(const uint8_t *src, size_t stride, __m512i top, __m512 ax, __m512 ay,
                                           int r_off, int g_off, int b_off, __m512 vs, __m512 vo, float *out) {
     const __m512i bottom = _mm512_add_epi32(top, _mm512_set1_epi32((int)stride));
     const __m512i four = _mm512_set1_epi32(4);
@@ -178,7 +178,7 @@ CIMG_WIDE static inline void blend_store(const uint8_t *src, size_t stride, __m5
 // Returns the first pixel not written: every whole group of sixteen (exactly its 48 floats written), with plain
 // gathers where all its blocks lie inside the image and clamped or masked ones where not; the scalar path finishes
 // the row.
-CIMG_WIDE static int sample_row_wide(const uint8_t *src, size_t stride, int width, int height, int r_off, int g_off,
+CIK_WIDE static int sample_row_wide(const uint8_t *src, size_t stride, int width, int height, int r_off, int g_off,
                                      int b_off, double sx, double sy, double step_x, double step_y, int count,
                                      float scale, float offset, int zero_border, float *out) {
     const __m512 vs = _mm512_set1_ps(scale), vo = _mm512_set1_ps(offset);
@@ -243,7 +243,7 @@ CIMG_WIDE static int sample_row_wide(const uint8_t *src, size_t stride, int widt
 
 // The interior run of an axis-aligned row, sixteen pixels at a time; returns the first pixel not written (the
 // scalar path does the rest).
-CIMG_WIDE static int table_row_wide(const uint8_t *src, size_t stride, int r_off, int g_off, int b_off,
+CIK_WIDE static int table_row_wide(const uint8_t *src, size_t stride, int r_off, int g_off, int b_off,
                                     const intptr_t *xs, const float *ax, long y0, float ay, int first, int end,
                                     float scale, float offset, float *out) {
     const __m512 vs = _mm512_set1_ps(scale), vo = _mm512_set1_ps(offset), vay = _mm512_set1_ps(ay);
@@ -260,7 +260,7 @@ CIMG_WIDE static int table_row_wide(const uint8_t *src, size_t stride, int r_off
 }
 #endif
 
-void cimg_sample_rgb4_row(const uint8_t *restrict src, size_t stride, int width, int height, int r_off, int g_off,
+void cik_sample_rgb4_row(const uint8_t *restrict src, size_t stride, int width, int height, int r_off, int g_off,
                           int b_off, double sx, double sy, double step_x, double step_y, int count, float scale,
                           float offset, int zero_border, float *restrict out) {
     const int order = order_of(r_off, g_off, b_off);
@@ -277,7 +277,7 @@ void cimg_sample_rgb4_row(const uint8_t *restrict src, size_t stride, int width,
     }
 }
 
-void cimg_sample_rgb4_row_table(const uint8_t *restrict src, size_t stride, int r_off, int g_off, int b_off,
+void cik_sample_rgb4_row_table(const uint8_t *restrict src, size_t stride, int r_off, int g_off, int b_off,
                                 const intptr_t *restrict xs, const float *restrict ax, long y0, float ay, int first,
                                 int end, float scale, float offset, float *restrict out) {
     const int order = order_of(r_off, g_off, b_off);

@@ -1,6 +1,7 @@
 import Foundation
 import PVImaging
 @testable import PeopleVision
+import PVRender
 import Testing
 
 @Suite("Core Image: CIContext rendering and export")
@@ -54,8 +55,8 @@ struct CoreImageContextTests {
         /// `image` rendered with and without reading stored bytes directly.
         func bothPaths(_ image: CIImage, _ rect: CGRect) -> (direct: [[SIMD4<UInt8>]], tiles: [[SIMD4<UInt8>]]) {
             let direct = CITest.rgba(image, rect)
-            _BlendNode.readsStoredBytes.store(false, ordering: .relaxed)
-            defer { _BlendNode.readsStoredBytes.store(true, ordering: .relaxed) }
+            RenderShortcuts.blendReadsStoredBytes.store(false, ordering: .relaxed)
+            defer { RenderShortcuts.blendReadsStoredBytes.store(true, ordering: .relaxed) }
             return (direct, CITest.rgba(image, rect))
         }
         // Widths that leave a tail after the eight-pixel steps; alpha 255 in runs with translucent pixels between them.
@@ -121,11 +122,11 @@ struct CoreImageContextTests {
         /// `image` over `rect` through the byte kernels, and with every input rendered into float tiles first.
         func bothPaths(_ image: CIImage, _ rect: CGRect) -> (kernels: [[SIMD4<UInt8>]], tiles: [[SIMD4<UInt8>]]) {
             let kernels = CITest.rgba(image, rect)
-            _AxisTransformNode.resamplesStoredBytes.store(false, ordering: .relaxed)
-            _BlendNode.readsStoredBytes.store(false, ordering: .relaxed)
+            RenderShortcuts.resamplesStoredBytes.store(false, ordering: .relaxed)
+            RenderShortcuts.blendReadsStoredBytes.store(false, ordering: .relaxed)
             defer {
-                _AxisTransformNode.resamplesStoredBytes.store(true, ordering: .relaxed)
-                _BlendNode.readsStoredBytes.store(true, ordering: .relaxed)
+                RenderShortcuts.resamplesStoredBytes.store(true, ordering: .relaxed)
+                RenderShortcuts.blendReadsStoredBytes.store(true, ordering: .relaxed)
             }
             return (kernels, CITest.rgba(image, rect))
         }

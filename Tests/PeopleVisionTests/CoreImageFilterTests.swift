@@ -1,6 +1,7 @@
 import Foundation
 import PVImaging
 @testable import PeopleVision
+import PVRender
 import Testing
 
 @Suite("Core Image: built-in filters")
@@ -208,8 +209,8 @@ struct CoreImageFilterTests {
         })
         func render(_ blurred: CIImage, _ rect: CGRect, exact: Bool) -> [[SIMD4<Float>]] {
             guard exact else { return CITest.rgbaFloat(blurred, rect) }
-            _Compiler.decimatesWideBlurs.store(false, ordering: .relaxed)
-            defer { _Compiler.decimatesWideBlurs.store(true, ordering: .relaxed) }
+            RenderShortcuts.decimatesWideBlurs.store(false, ordering: .relaxed)
+            defer { RenderShortcuts.decimatesWideBlurs.store(true, ordering: .relaxed) }
             return CITest.rgbaFloat(blurred, rect)
         }
         for sigma in [16.0, 23.5, 40.0] {
@@ -237,8 +238,8 @@ struct CoreImageFilterTests {
                 #expect(alone == inFull, "sigma \(sigma), clamped \(clamped): a region differs from the whole render")
             }
         }
-        #expect(_blurDecimation(sigma: 15.9) == nil && _blurDecimation(sigma: 16) == 4 && _blurDecimation(sigma: 32) == 8)
-        #expect(_blurDecimation(sigma: 100) == 16 && _blurDecimation(sigma: 5000) == 64)
+        #expect(blurDecimation(sigma: 15.9) == nil && blurDecimation(sigma: 16) == 4 && blurDecimation(sigma: 32) == 8)
+        #expect(blurDecimation(sigma: 100) == 16 && blurDecimation(sigma: 5000) == 64)
     }
 
     @Test("CIColorMatrix by name: output channel i = dot(vector_i, rgba) + bias_i")

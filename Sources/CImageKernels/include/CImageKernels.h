@@ -6,18 +6,18 @@
 #include <stdint.h>
 
 
-/// Fractional bits of the weights of `cimg_resize_bilinear_u8` (both axes).
-#define CIMG_RESIZE_BITS 11
+/// Fractional bits of the weights of `cik_resize_bilinear_u8` (both axes).
+#define CIK_RESIZE_BITS 11
 
 /// Fixed-point bilinear resampling of 8-bit pixels with `channels` (1, 3 or 4) interleaved channels,
 /// output rows `first_row ..< first_row + row_count` (row `first_row` is written at `dst`). Per output
 /// column `x`: `xofs[x]` is the byte offset of the left tap, whose right neighbour (`channels` bytes on)
-/// must exist, and `xw[8x ..< 8x+8]` its two weights (summing to 2^CIMG_RESIZE_BITS) repeated four times,
+/// must exist, and `xw[8x ..< 8x+8]` its two weights (summing to 2^CIK_RESIZE_BITS) repeated four times,
 /// the layout the vector multiply-add reads; per output row
 /// `y`: `yofs[y]` the upper source row and `yw[y]` the lower row's weight. Results are
-/// `(Σ weights·taps + ½) >> 2·CIMG_RESIZE_BITS`, within 1 LSB of the exact bilinear value.
+/// `(Σ weights·taps + ½) >> 2·CIK_RESIZE_BITS`, within 1 LSB of the exact bilinear value.
 /// `scratch` holds `2·(dst_width·channels + 4)` values.
-void cimg_resize_bilinear_u8(const uint8_t *restrict src, size_t src_stride, int src_width, int src_height,
+void cik_resize_bilinear_u8(const uint8_t *restrict src, size_t src_stride, int src_width, int src_height,
                              int channels, uint8_t *restrict dst, size_t dst_stride, int dst_width, int first_row,
                              int row_count, const int32_t *xofs, const int16_t *xw, const int32_t *yofs,
                              const int16_t *yw, int32_t *scratch);
@@ -26,7 +26,7 @@ void cimg_resize_bilinear_u8(const uint8_t *restrict src, size_t src_stride, int
 /// (`out_width × out_height` = the source size divided by `factor`, rounded up; edge boxes average the
 /// pixels they cover). `r_off`, `g_off`, `b_off` are the channel byte offsets in a `bpp`-byte pixel;
 /// `factor` ≤ 257; `acc` holds `width·bpp` values.
-void cimg_box_down_rgb8(const uint8_t *restrict src, size_t src_stride, int width, int height, int bpp, int r_off,
+void cik_box_down_rgb8(const uint8_t *restrict src, size_t src_stride, int width, int height, int bpp, int r_off,
                         int g_off, int b_off, int factor, float *restrict out_r, float *restrict out_g,
                         float *restrict out_b, int out_width, int out_height, uint16_t *restrict acc);
 
@@ -40,7 +40,7 @@ void cimg_box_down_rgb8(const uint8_t *restrict src, size_t src_stride, int widt
 /// `scratch` holds `5·(low_width + 8)` floats. With `out8` set, the rows are written there instead, as bytes
 /// (`round(q·255)`, ties to even, `out8_stride` bytes apart: what converting the floats to 8 bits gives) and `out` is
 /// not touched.
-void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride, int width, int bpp, int r_off,
+void cik_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride, int width, int bpp, int r_off,
                              int g_off, int b_off, const float *restrict coef, int low_width, int low_height,
                              float band, float *restrict out, size_t out_stride, int first_row, int row_count,
                              int height, const int32_t *restrict x0, const float *restrict wx, float *restrict scratch,
@@ -49,32 +49,14 @@ void cimg_guided_refine_rgb8(const uint8_t *restrict guide, size_t guide_stride,
 /// byte offsets): `count` output pixels, pixel `i` read at pixel-centre position (`sx + i·step_x`, `sy + i·step_y`);
 /// outside the image, zero (`zero_border`) or the nearest edge pixel.
 /// Writes `3·count` floats `value·scale + offset` (R, G, B). Same arithmetic as the Swift sampler, bit for bit.
-void cimg_sample_rgb4_row(const uint8_t *restrict src, size_t stride, int width, int height, int r_off, int g_off,
+void cik_sample_rgb4_row(const uint8_t *restrict src, size_t stride, int width, int height, int r_off, int g_off,
                           int b_off, double sx, double sy, double step_x, double step_y, int count, float scale,
                           float offset, int zero_border, float *restrict out);
 
 /// The interior of one axis-aligned row: output pixels `first ..< end` (written at `out + 3·i`) read the 2×2
 /// block at column `xs[i]`, row `y0` with weights `ax[i]`, `ay`; every block lies inside the image.
-void cimg_sample_rgb4_row_table(const uint8_t *restrict src, size_t stride, int r_off, int g_off, int b_off,
+void cik_sample_rgb4_row_table(const uint8_t *restrict src, size_t stride, int r_off, int g_off, int b_off,
                                 const intptr_t *restrict xs, const float *restrict ax, long y0, float ay, int first,
                                 int end, float scale, float offset, float *restrict out);
-
-/// `out = bg + mask·(fg − bg)` per byte of premultiplied RGBA words (R in the low byte), rounded as Core Image's 8-bit
-/// path rounds; `premultiply` premultiplies a straight-alpha `fg` on the way. `out` may be `fg` or `bg`.
-void cimg_blend_rgba_mask8(const uint32_t *fg, int premultiply, const uint32_t *bg, const uint8_t *mask, uint32_t *out,
-                           int n);
-
-/// Stored 4-byte pixels to premultiplied float RGBA (four floats a pixel) as Core Image's float path reads them: each
-/// byte times `1/255`, and with `premultiply` the colour times that alpha. `*_off`: the byte offsets of R, G, B and A.
-void cimg_axis_read4(const uint8_t *src, int r_off, int g_off, int b_off, int a_off, int premultiply, float *out, int n);
-
-/// `out[k] = a[k] + (b[k] − a[k])·t` for `n` floats, each operation rounded on its own (no fused multiply-add).
-void cimg_axis_lerp(const float *a, const float *b, float t, float *out, int n);
-
-/// One output row of an axis-aligned bilinear resample, as premultiplied RGBA words (R in the low byte): pixel `k` is
-/// `p + (q − p)·weight[k]` (just `p` when `integral`), with `p`, `q` the float RGBA pixels `index[k]` and
-/// `index[k] + 1` of `row`, then `v·255` rounded to nearest even and clamped to 0…255 per channel.
-void cimg_axis_columns_rgba8(const float *row, const int32_t *index, const float *weight, int integral, uint32_t *out,
-                             int n);
 
 #endif

@@ -11,13 +11,13 @@ extension PixelBuffer {
     }
 
     /// Bilinear resampling of an 8-bit buffer into `destination` (same format) at half-pixel centres, in
-    /// fixed point (`cimg_resize_bilinear_u8`: 11-bit weights, within 1 LSB of the exact formula). Only the
+    /// fixed point (`cik_resize_bilinear_u8`: 11-bit weights, within 1 LSB of the exact formula). Only the
     /// two source rows each output row needs are read, so shrinking a frame to a model or preview size
     /// touches a fraction of it. Large outputs are split into row bands across the imaging threads.
     func bilinear8(into destination: inout PixelBuffer) {
         let sw = width, sh = height, dw = destination.width, dh = destination.height
         let channels = format.bytesPerPixel
-        let one = Double(1 << CIMG_RESIZE_BITS)
+        let one = Double(1 << CIK_RESIZE_BITS)
         var xofs = [Int32](repeating: 0, count: dw), xw = [Int16](repeating: 0, count: 8 * dw)
         let sx = Double(sw) / Double(dw)
         for d in 0..<dw {
@@ -48,7 +48,7 @@ extension PixelBuffer {
                 // Bands write disjoint output rows; the tables are only read.
                 ImagingThreads.forEachBand(rows: dh, workPerRow: dw * channels * 2) { rows in
                     withUnsafeTemporaryAllocation(of: Int32.self, capacity: scratchCount) { scratch in
-                        cimg_resize_bilinear_u8(
+                        cik_resize_bilinear_u8(
                             s, srcStride, Int32(sw), Int32(sh), Int32(channels), d + rows.lowerBound * dstStride,
                             dstStride, Int32(dw), Int32(rows.lowerBound), Int32(rows.count), xofs, xw, yofs, yw,
                             scratch.baseAddress!)

@@ -98,25 +98,13 @@ func readRGBARow(
     case .rgba32:
         UnsafeMutableRawPointer(out).copyMemory(from: row, byteCount: w * 4)
     case .bgra32:
-        let s = row.assumingMemoryBound(to: UInt32.self)
-        for x in 0..<w {
-            let p = s[x]
-            out[x] = (p & 0xFF00_FF00) | ((p &>> 16) & 0xFF) | ((p & 0xFF) &<< 16)
-        }
+        RGBAWords.swapRedBlue(row, out, w)
     case .argb32:
-        let s = row.assumingMemoryBound(to: UInt32.self)
-        for x in 0..<w {
-            let p = s[x]
-            out[x] = (p &>> 8) | (p &<< 24)
-        }
+        RGBAWords.fromARGB(row, out, w)
     case .rgb24:
-        let s = row.assumingMemoryBound(to: UInt8.self)
-        for x in 0..<w {
-            out[x] = packRGBA(UInt32(s[3 &* x]), UInt32(s[3 &* x &+ 1]), UInt32(s[3 &* x &+ 2]), 255)
-        }
+        RGBAWords.fromRGB(row.assumingMemoryBound(to: UInt8.self), out, w)
     case .oneComponent8:
-        let s = row.assumingMemoryBound(to: UInt8.self)
-        for x in 0..<w { out[x] = UInt32(s[x]) &* 0x0001_0101 | 0xFF00_0000 }
+        RGBAWords.fromGrey(row.assumingMemoryBound(to: UInt8.self), out, w)
     case .oneComponent16Half:
         let s = row.assumingMemoryBound(to: Float16.self)
         for x in 0..<w { out[x] = UInt32(clampToByte(Float(s[x]) * 255)) &* 0x0001_0101 | 0xFF00_0000 }
@@ -131,7 +119,9 @@ func readRGBARow(
         var x = 0
         // (Every SIMD expression below is one operator with explicit types: chains of SIMD operators
         // with literals make the type checker take minutes.)
-        let k = YUVVectorConstants8(m)
+        let k = YCbCrVector<SIMD8<Int32>>(m)
+        let shift8 = SIMD8<Int32>(repeating: 8), shift16 = SIMD8<Int32>(repeating: 16)
+        let alpha = SIMD8<UInt32>(repeating: 0xFF00_0000)
         while x &+ 8 <= w {
             let y8: SIMD8<UInt8> = UnsafeRawPointer(ly + x).loadUnaligned(as: SIMD8<UInt8>.self)
             let c8: SIMD8<UInt8> = UnsafeRawPointer(c + x).loadUnaligned(as: SIMD8<UInt8>.self)
@@ -139,35 +129,17 @@ func readRGBARow(
             let cv = SIMD8<Int32>(truncatingIfNeeded: c8)
             let cbHalf: SIMD4<Int32> = cv.evenHalf
             let crHalf: SIMD4<Int32> = cv.oddHalf
-            var cb = SIMD8<Int32>(
+            let cb = SIMD8<Int32>(
                 cbHalf[0], cbHalf[0], cbHalf[1], cbHalf[1], cbHalf[2], cbHalf[2], cbHalf[3], cbHalf[3])
-            var cr = SIMD8<Int32>(
+            let cr = SIMD8<Int32>(
                 crHalf[0], crHalf[0], crHalf[1], crHalf[1], crHalf[2], crHalf[2], crHalf[3], crHalf[3])
-            cb = cb &- k.c128
-            cr = cr &- k.c128
-            var yy: SIMD8<Int32> = yv &- k.yOffset
-            yy = yy &* k.yScale
-            yy = yy &+ k.half
-            var r: SIMD8<Int32> = k.crToR &* cr
-            r = r &+ yy
-            r = r &>> k.shift
-            var g: SIMD8<Int32> = k.cbToG &* cb
-            let g2: SIMD8<Int32> = k.crToG &* cr
-            g = yy &- g
-            g = g &- g2
-            g = g &>> k.shift
-            var b: SIMD8<Int32> = k.cbToB &* cb
-            b = b &+ yy
-            b = b &>> k.shift
-            r = r.clamped(lowerBound: k.zero, upperBound: k.max)
-            g = g.clamped(lowerBound: k.zero, upperBound: k.max)
-            b = b.clamped(lowerBound: k.zero, upperBound: k.max)
-            g = g &<< k.shift8
-            b = b &<< k.shift16
+            let (r, rawG, rawB) = k.rgb(y: yv, cb: cb, cr: cr)
+            let g: SIMD8<Int32> = rawG &<< shift8
+            let b: SIMD8<Int32> = rawB &<< shift16
             var word: SIMD8<Int32> = r | g
             word = word | b
             var words = SIMD8<UInt32>(truncatingIfNeeded: word)
-            words = words | k.alpha
+            words = words | alpha
             UnsafeMutableRawPointer(out + x).storeBytes(of: words, as: SIMD8<UInt32>.self)
             x &+= 8
         }
@@ -198,17 +170,9 @@ func writeRGBARow(_ rgba: UnsafePointer<UInt32>, width w: Int, to row: UnsafeMut
     case .rgba32:
         row.copyMemory(from: rgba, byteCount: w * 4)
     case .bgra32:
-        let d = row.assumingMemoryBound(to: UInt32.self)
-        for x in 0..<w {
-            let p = rgba[x]
-            d[x] = (p & 0xFF00_FF00) | ((p &>> 16) & 0xFF) | ((p & 0xFF) &<< 16)
-        }
+        RGBAWords.swapRedBlue(rgba, row, w)
     case .argb32:
-        let d = row.assumingMemoryBound(to: UInt32.self)
-        for x in 0..<w {
-            let p = rgba[x]
-            d[x] = (p &<< 8) | (p &>> 24)
-        }
+        RGBAWords.toARGB(rgba, row, w)
     case .rgb24:
         let d = row.assumingMemoryBound(to: UInt8.self)
         for x in 0..<w {
@@ -317,30 +281,5 @@ private func yuvLumaToOneComponentRow(
     default:
         let b = d.assumingMemoryBound(to: Float.self)
         for x in 0..<w { b[x] = Float(grey(a[x])) / 255 }
-    }
-}
-
-/// Splatted YCbCr constants for the 8-lane decode loop.
-struct YUVVectorConstants8 {
-    let c128: SIMD8<Int32>, yOffset: SIMD8<Int32>, yScale: SIMD8<Int32>, half: SIMD8<Int32>
-    let crToR: SIMD8<Int32>, cbToG: SIMD8<Int32>, crToG: SIMD8<Int32>, cbToB: SIMD8<Int32>
-    let shift: SIMD8<Int32>, shift8: SIMD8<Int32>, shift16: SIMD8<Int32>
-    let zero: SIMD8<Int32>, max: SIMD8<Int32>, alpha: SIMD8<UInt32>
-
-    init(_ m: YCbCrMatrix) {
-        c128 = SIMD8(repeating: 128)
-        yOffset = SIMD8(repeating: m.yOffset)
-        yScale = SIMD8(repeating: m.yScale)
-        half = SIMD8(repeating: 32768)
-        crToR = SIMD8(repeating: m.crToR)
-        cbToG = SIMD8(repeating: m.cbToG)
-        crToG = SIMD8(repeating: m.crToG)
-        cbToB = SIMD8(repeating: m.cbToB)
-        shift = SIMD8(repeating: 16)
-        shift8 = SIMD8(repeating: 8)
-        shift16 = SIMD8(repeating: 16)
-        zero = SIMD8(repeating: 0)
-        max = SIMD8(repeating: 255)
-        alpha = SIMD8(repeating: 0xFF00_0000)
     }
 }

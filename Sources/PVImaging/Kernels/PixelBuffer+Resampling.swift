@@ -104,7 +104,7 @@ struct ResampleTaps {
 }
 
 @inline(__always)
-private func lanczos3(_ x: Double) -> Double {
+package func lanczos3(_ x: Double) -> Double {
     let ax = abs(x)
     if ax < 1e-9 { return 1 }
     if ax >= 3 { return 0 }
@@ -430,42 +430,20 @@ struct SeparableResampler<L: SampleLoader, C: ChannelCount> {
             let w1: Float = m > 1 ? w[k + 1] : 0
             let w2: Float = m > 2 ? w[k + 2] : 0
             let w3: Float = m > 3 ? w[k + 3] : 0
+            // The taps after the first, added left to right: `v + w1·r1 + w2·r2 + w3·r3`.
+            @inline(__always) func rest(_ v: Float, _ x: Int) -> Float {
+                var v = v
+                v += w1 * r1[x]
+                v += w2 * r2[x]
+                v += w3 * r3[x]
+                return v
+            }
             // Four loop variants chosen outside the loop so each one vectorises.
             switch (isFirst, isLast) {
-            case (true, true):
-                for x in 0..<rowFloats {
-                    var v: Float = w0 * r0[x]
-                    v += w1 * r1[x]
-                    v += w2 * r2[x]
-                    v += w3 * r3[x]
-                    L.store(o, x, v)
-                }
-            case (true, false):
-                for x in 0..<rowFloats {
-                    var v: Float = w0 * r0[x]
-                    v += w1 * r1[x]
-                    v += w2 * r2[x]
-                    v += w3 * r3[x]
-                    acc[x] = v
-                }
-            case (false, false):
-                for x in 0..<rowFloats {
-                    var v: Float = acc[x]
-                    v += w0 * r0[x]
-                    v += w1 * r1[x]
-                    v += w2 * r2[x]
-                    v += w3 * r3[x]
-                    acc[x] = v
-                }
-            case (false, true):
-                for x in 0..<rowFloats {
-                    var v: Float = acc[x]
-                    v += w0 * r0[x]
-                    v += w1 * r1[x]
-                    v += w2 * r2[x]
-                    v += w3 * r3[x]
-                    L.store(o, x, v)
-                }
+            case (true, true): for x in 0..<rowFloats { L.store(o, x, rest(w0 * r0[x], x)) }
+            case (true, false): for x in 0..<rowFloats { acc[x] = rest(w0 * r0[x], x) }
+            case (false, false): for x in 0..<rowFloats { acc[x] = rest(acc[x] + w0 * r0[x], x) }
+            case (false, true): for x in 0..<rowFloats { L.store(o, x, rest(acc[x] + w0 * r0[x], x)) }
             }
             k += m
         }

@@ -169,7 +169,7 @@ private struct TensorSamplingJob: RGBPixelSourceVisitor {
         if let p = source.packed4Layout {
             ImagingThreads.forEachBand(rows: g.tensorHeight, workPerRow: tw &* 16) { rows in
                 for j in rows {
-                    cimg_sample_rgb4_row(
+                    cik_sample_rgb4_row(
                         p.plane.base.assumingMemoryBound(to: UInt8.self), p.plane.bytesPerRow, Int32(p.plane.width),
                         Int32(p.plane.height), p.r, p.g, p.b, g.originX + Double(j) * g.rowStepX,
                         g.originY + Double(j) * g.rowStepY, g.columnStepX, g.columnStepY, Int32(tw), scale, offset,
@@ -256,7 +256,7 @@ private struct TensorSamplingJob: RGBPixelSourceVisitor {
                         let ay = Float(cy - Double(y0))
                         for i in 0..<lo { slow(i) }
                         if let p = packed4 {
-                            cimg_sample_rgb4_row_table(
+                            cik_sample_rgb4_row_table(
                                 p.plane.base.assumingMemoryBound(to: UInt8.self), p.plane.bytesPerRow, p.r, p.g, p.b,
                                 xs, ax, y0, ay, Int32(lo), Int32(hi), scale, offset, out)
                             for i in hi..<tw { slow(i) }

@@ -73,3 +73,46 @@ struct YCbCrMatrix: Sendable {
         a >= 0 ? (a &+ d / 2) / d : -((-a &+ d / 2) / d)
     }
 }
+
+/// A matrix's constants splatted across a vector's lanes: ``rgb(y:cb:cr:)`` converts one sample a lane with exactly
+/// ``YCbCrMatrix/rgb(y:cb:cr:)``'s fixed point.
+struct YCbCrVector<V: SIMD> where V.Scalar == Int32 {
+    let c128: V, yOffset: V, yScale: V, half: V, crToR: V, cbToG: V, crToG: V, cbToB: V, shift: V, zero: V, max: V
+
+    @inline(__always) init(_ m: YCbCrMatrix) {
+        c128 = V(repeating: 128)
+        yOffset = V(repeating: m.yOffset)
+        yScale = V(repeating: m.yScale)
+        half = V(repeating: 32768)
+        crToR = V(repeating: m.crToR)
+        cbToG = V(repeating: m.cbToG)
+        crToG = V(repeating: m.crToG)
+        cbToB = V(repeating: m.cbToB)
+        shift = V(repeating: 16)
+        zero = V(repeating: 0)
+        max = V(repeating: 255)
+    }
+
+    /// R, G, B in 0–255, one sample a lane. One SIMD operator per statement with explicit types: operator chains
+    /// type-check very slowly.
+    @inline(__always) func rgb(y: V, cb: V, cr: V) -> (r: V, g: V, b: V) {
+        let u: V = cb &- c128
+        let v: V = cr &- c128
+        var yy: V = y &- yOffset
+        yy = yy &* yScale
+        yy = yy &+ half
+        var r: V = crToR &* v
+        r = r &+ yy
+        r = r &>> shift
+        var g: V = cbToG &* u
+        let g2: V = crToG &* v
+        g = yy &- g
+        g = g &- g2
+        g = g &>> shift
+        var b: V = cbToB &* u
+        b = b &+ yy
+        b = b &>> shift
+        return (r.clamped(lowerBound: zero, upperBound: max), g.clamped(lowerBound: zero, upperBound: max),
+                b.clamped(lowerBound: zero, upperBound: max))
+    }
+}

@@ -97,24 +97,21 @@ extension PixelFormat {
     var isFourChannel8: Bool { self == .rgba32 || self == .bgra32 || self == .argb32 }
 }
 
-/// A read-only view of one plane, valid only inside the `withUnsafe…` closure that made it.
-struct PlaneView {
-    let base: UnsafeRawPointer
+/// A view of one plane, valid only inside the `withUnsafe…` closure that made it: read-only over an
+/// `UnsafeRawPointer` (``PlaneView``), writable over an `UnsafeMutableRawPointer` (``MutablePlaneView``).
+struct PlaneViewOf<Base: Strideable> where Base.Stride == Int {
+    let base: Base
     let bytesPerRow: Int
     let width: Int
     let height: Int
 
-    @inline(__always) func row(_ y: Int) -> UnsafeRawPointer { base + y &* bytesPerRow }
+    @inline(__always) func row(_ y: Int) -> Base { base.advanced(by: y &* bytesPerRow) }
 }
 
-/// A writable view of one plane, valid only inside the `withUnsafe…` closure that made it.
-struct MutablePlaneView {
-    let base: UnsafeMutableRawPointer
-    let bytesPerRow: Int
-    let width: Int
-    let height: Int
+typealias PlaneView = PlaneViewOf<UnsafeRawPointer>
+typealias MutablePlaneView = PlaneViewOf<UnsafeMutableRawPointer>
 
-    @inline(__always) func row(_ y: Int) -> UnsafeMutableRawPointer { base + y &* bytesPerRow }
+extension PlaneViewOf where Base == UnsafeMutableRawPointer {
     var readOnly: PlaneView { PlaneView(base: UnsafeRawPointer(base), bytesPerRow: bytesPerRow, width: width, height: height) }
 }
 
@@ -184,7 +181,7 @@ func clampToByte(_ v: Float) -> UInt8 {
 
 /// Exact `round(x / 255)` for `0 ≤ x ≤ 65535`.
 @inline(__always)
-func divide255Rounded(_ x: UInt32) -> UInt32 {
+package func divide255Rounded(_ x: UInt32) -> UInt32 {
     let t = x &+ 128
     return (t &+ (t &>> 8)) &>> 8
 }

@@ -36,30 +36,28 @@ extension RGBPixelSource {
 }
 
 /// Byte offsets of a 4-channel 8-bit format, as compile-time constants.
-protocol FourChannelOrder {
-    static var r: Int { get }
-    static var g: Int { get }
-    static var b: Int { get }
-    static var a: Int { get }
+package protocol FourChannelOrder {
+    /// Where R, G, B and A sit among a pixel's four bytes.
+    static var offsets: (r: Int, g: Int, b: Int, a: Int) { get }
 }
-enum RGBAOrder: FourChannelOrder {
-    static var r: Int { 0 }
-    static var g: Int { 1 }
-    static var b: Int { 2 }
-    static var a: Int { 3 }
+
+extension FourChannelOrder {
+    @inline(__always) package static var r: Int { offsets.r }
+    @inline(__always) package static var g: Int { offsets.g }
+    @inline(__always) package static var b: Int { offsets.b }
+    @inline(__always) package static var a: Int { offsets.a }
+    /// The channel (0 = R, 1 = G, 2 = B, 3 = A) stored at byte `k`: the inverse of ``offsets``.
+    @inline(__always) package static func channel(atByte k: Int) -> Int { r == k ? 0 : g == k ? 1 : b == k ? 2 : 3 }
 }
-enum BGRAOrder: FourChannelOrder {
-    static var r: Int { 2 }
-    static var g: Int { 1 }
-    static var b: Int { 0 }
-    static var a: Int { 3 }
-}
-enum ARGBOrder: FourChannelOrder {
-    static var r: Int { 1 }
-    static var g: Int { 2 }
-    static var b: Int { 3 }
-    static var a: Int { 0 }
-}
+
+/// Memory order R, G, B, A.
+package enum RGBAOrder: FourChannelOrder { package static var offsets: (r: Int, g: Int, b: Int, a: Int) { (0, 1, 2, 3) } }
+/// Memory order B, G, R, A.
+package enum BGRAOrder: FourChannelOrder { package static var offsets: (r: Int, g: Int, b: Int, a: Int) { (2, 1, 0, 3) } }
+/// Memory order A, R, G, B.
+package enum ARGBOrder: FourChannelOrder { package static var offsets: (r: Int, g: Int, b: Int, a: Int) { (1, 2, 3, 0) } }
+/// Memory order A, B, G, R.
+package enum ABGROrder: FourChannelOrder { package static var offsets: (r: Int, g: Int, b: Int, a: Int) { (3, 2, 1, 0) } }
 
 protocol Packed4Plane {
     var layout: Packed4Layout { get }
@@ -160,34 +158,18 @@ struct YUV420Source: RGBPixelSource {
         let c1 = chroma.row((y0 &+ 1) &>> 1).assumingMemoryBound(to: UInt8.self)
         let i0 = (x0 &>> 1) &* 2, i1 = ((x0 &+ 1) &>> 1) &* 2
         // One SIMD operator per statement with explicit types (operator chains type-check very slowly).
-        let k = YUVVectorConstants4(matrix)
-        var cb = SIMD4<Int32>(Int32(c0[i0]), Int32(c0[i1]), Int32(c1[i0]), Int32(c1[i1]))
-        var cr = SIMD4<Int32>(Int32(c0[i0 &+ 1]), Int32(c0[i1 &+ 1]), Int32(c1[i0 &+ 1]), Int32(c1[i1 &+ 1]))
-        cb = cb &- k.c128
-        cr = cr &- k.c128
-        var yy: SIMD4<Int32> = yv &- k.yOffset
-        yy = yy &* k.yScale
-        yy = yy &+ k.half
-        var r: SIMD4<Int32> = k.crToR &* cr
-        r = r &+ yy
-        r = r &>> k.shift
-        var g: SIMD4<Int32> = k.cbToG &* cb
-        let g2: SIMD4<Int32> = k.crToG &* cr
-        g = yy &- g
-        g = g &- g2
-        g = g &>> k.shift
-        var b: SIMD4<Int32> = k.cbToB &* cb
-        b = b &+ yy
-        b = b &>> k.shift
-        r = r.clamped(lowerBound: k.zero, upperBound: k.max)
-        g = g.clamped(lowerBound: k.zero, upperBound: k.max)
-        b = b.clamped(lowerBound: k.zero, upperBound: k.max)
+        let k = YCbCrVector<SIMD4<Int32>>(matrix)
+        let cb = SIMD4<Int32>(Int32(c0[i0]), Int32(c0[i1]), Int32(c1[i0]), Int32(c1[i1]))
+        let cr = SIMD4<Int32>(Int32(c0[i0 &+ 1]), Int32(c0[i1 &+ 1]), Int32(c1[i0 &+ 1]), Int32(c1[i1 &+ 1]))
+        let (r, g, b) = k.rgb(y: yv, cb: cb, cr: cr)
         // Weights (1−ax)(1−ay), ax(1−ay), (1−ax)ay, ax·ay built from broadcasts only: a vector
         // assembled lane by lane leaves junk in spare lanes, and junk denormals stall the multiply.
-        var col: SIMD4<Float> = k.colSign * SIMD4<Float>(repeating: ax)
-        col = col + k.colBase
-        var rowW: SIMD4<Float> = k.rowSign * SIMD4<Float>(repeating: ay)
-        rowW = rowW + k.rowBase
+        let colBase = SIMD4<Float>(1, 0, 1, 0), colSign = SIMD4<Float>(-1, 1, -1, 1)
+        let rowBase = SIMD4<Float>(1, 1, 0, 0), rowSign = SIMD4<Float>(-1, -1, 1, 1)
+        var col: SIMD4<Float> = colSign * SIMD4<Float>(repeating: ax)
+        col = col + colBase
+        var rowW: SIMD4<Float> = rowSign * SIMD4<Float>(repeating: ay)
+        rowW = rowW + rowBase
         let w: SIMD4<Float> = col * rowW
         let rf: SIMD4<Float> = SIMD4<Float>(r) * w
         let gf: SIMD4<Float> = SIMD4<Float>(g) * w
@@ -220,30 +202,4 @@ extension PixelBuffer {
 protocol RGBPixelSourceVisitor {
     associatedtype Result
     func visit<S: RGBPixelSource>(_ source: S) -> Result
-}
-
-/// Splatted YCbCr constants for the 4-lane bilinear decode.
-struct YUVVectorConstants4 {
-    let c128: SIMD4<Int32>, yOffset: SIMD4<Int32>, yScale: SIMD4<Int32>, half: SIMD4<Int32>
-    let crToR: SIMD4<Int32>, cbToG: SIMD4<Int32>, crToG: SIMD4<Int32>, cbToB: SIMD4<Int32>
-    let shift: SIMD4<Int32>, zero: SIMD4<Int32>, max: SIMD4<Int32>
-    let colBase: SIMD4<Float>, colSign: SIMD4<Float>, rowBase: SIMD4<Float>, rowSign: SIMD4<Float>
-
-    @inline(__always) init(_ m: YCbCrMatrix) {
-        c128 = SIMD4(repeating: 128)
-        yOffset = SIMD4(repeating: m.yOffset)
-        yScale = SIMD4(repeating: m.yScale)
-        half = SIMD4(repeating: 32768)
-        crToR = SIMD4(repeating: m.crToR)
-        cbToG = SIMD4(repeating: m.cbToG)
-        crToG = SIMD4(repeating: m.crToG)
-        cbToB = SIMD4(repeating: m.cbToB)
-        shift = SIMD4(repeating: 16)
-        zero = SIMD4(repeating: 0)
-        max = SIMD4(repeating: 255)
-        colBase = SIMD4(1, 0, 1, 0)
-        colSign = SIMD4(-1, 1, -1, 1)
-        rowBase = SIMD4(1, 1, 0, 0)
-        rowSign = SIMD4(-1, -1, 1, 1)
-    }
 }

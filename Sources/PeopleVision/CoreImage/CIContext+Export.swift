@@ -1,6 +1,6 @@
 import Foundation
 import PVImaging
-import PVCore
+import PVRender
 
 extension CIContext {
     /// Writes `image` (its extent) as a PNG file, atomically, as Core Image's
@@ -82,7 +82,7 @@ extension CIContext {
 
     // MARK: Internals
 
-    enum _Container { case png, jpeg, heif }
+    enum ExportContainer { case png, jpeg, heif }
 
     private static let matteOptions: [(CIImageRepresentationOption, AuxiliaryImageType)] = [
         (.portraitEffectsMatteImage, .portraitEffectsMatte),
@@ -98,19 +98,19 @@ extension CIContext {
     ]
 
     func encode(
-        _ image: CIImage, as container: _Container, format: CIFormat, colorSpace: CGColorSpace,
+        _ image: CIImage, as container: ExportContainer, format: CIFormat, colorSpace: CGColorSpace,
         options: [CIImageRepresentationOption: Any]
     ) throws -> Data {
         let area = try exportRect(image)
         guard let layout = format.layout else {
-            throw _CoreImageError.make(.unsupportedFormat, "\(format) is not a format this library writes")
+            throw CoreImageFailure.make(.unsupportedFormat, "\(format) is not a format this library writes")
         }
         guard colorSpace.model == .rgb || colorSpace.model == .monochrome else {
-            throw _CoreImageError.make(.unsupportedFormat, "the colour space must be RGB or monochrome, not \(colorSpace.model)")
+            throw CoreImageFailure.make(.unsupportedFormat, "the colour space must be RGB or monochrome, not \(colorSpace.model)")
         }
         let grey = colorSpace.model == .monochrome
         if container != .jpeg, grey != format.isSingleChannel {
-            throw _CoreImageError.make(
+            throw CoreImageFailure.make(
                 .unsupportedFormat,
                 "format \(format) does not match colour space \(colorSpace): one-channel formats need a grey colour space, four-channel formats an RGB one"
             )
@@ -120,10 +120,10 @@ extension CIContext {
             Self.matteOptions.contains { options[$0.0] != nil } || options[.depthImage] != nil
             || options[.disparityImage] != nil
         if let refused = Self.refusedOptions.first(where: { options[$0] != nil }) {
-            throw _CoreImageError.make(.invalidOption, "option \(refused.rawValue) is not supported (there is no AVFoundation here)")
+            throw CoreImageFailure.make(.invalidOption, "option \(refused.rawValue) is not supported (there is no AVFoundation here)")
         }
         if container == .jpeg, hasAuxiliary {
-            throw _CoreImageError.make(.invalidOption, "auxiliary images can only be embedded in HEIF here; use writeHEIFRepresentation")
+            throw CoreImageFailure.make(.invalidOption, "auxiliary images can only be embedded in HEIF here; use writeHEIFRepresentation")
         }
 
         // The primary pixels.
@@ -160,7 +160,7 @@ extension CIContext {
                 for (option, kind) in [(CIImageRepresentationOption.depthImage, HEICDepthMap.Kind.depth), (.disparityImage, .disparity)] {
                     guard let value = options[option] else { continue }
                     guard depth == nil else {
-                        throw _CoreImageError.make(.invalidOption, "give either a depth image or a disparity image, not both")
+                        throw CoreImageFailure.make(.invalidOption, "give either a depth image or a disparity image, not both")
                     }
                     let map = try Self.auxiliaryImage(value, option)
                     let values = try renderPixels(map, rect: exportRect(map), layout: .one(.red, .float), unpremultiply: false)
@@ -170,7 +170,7 @@ extension CIContext {
                     pixels, quality: Int((quality * 100).rounded()), auxiliaryImages: auxiliaries, depth: depth)
             }
         } catch let error as ImagingError {
-            throw _CoreImageError.make(.encodingFailed, "encoding failed: \(error.message)", underlying: error)
+            throw CoreImageFailure.make(.encodingFailed, "encoding failed: \(error.message)", underlying: error)
         }
     }
 
@@ -187,8 +187,8 @@ extension CIContext {
 
     private static func quality(_ options: [CIImageRepresentationOption: Any], default fallback: Double) throws -> Double {
         guard let raw = options[kCGImageDestinationLossyCompressionQuality] else { return fallback }
-        guard let value = _numberValue(raw), value.isFinite, (0...1).contains(value) else {
-            throw _CoreImageError.make(
+        guard let value = numberValue(raw), value.isFinite, (0...1).contains(value) else {
+            throw CoreImageFailure.make(
                 .invalidOption, "kCGImageDestinationLossyCompressionQuality must be a number in 0…1, not \(raw)")
         }
         return value
@@ -196,7 +196,7 @@ extension CIContext {
 
     private static func auxiliaryImage(_ value: Any, _ option: CIImageRepresentationOption) throws -> CIImage {
         guard let image = value as? CIImage else {
-            throw _CoreImageError.make(.invalidOption, "option \(option.rawValue) needs a CIImage, not \(type(of: value))")
+            throw CoreImageFailure.make(.invalidOption, "option \(option.rawValue) needs a CIImage, not \(type(of: value))")
         }
         return image
     }

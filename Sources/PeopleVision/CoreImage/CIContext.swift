@@ -1,6 +1,6 @@
 import Foundation
 import PVImaging
-import PVInference
+import PVRender
 
 /// Evaluates ``CIImage`` recipes into pixels, as Core Image's `CIContext`.
 ///
@@ -25,7 +25,7 @@ public final class CIContext: Sendable {
     /// A context; see ``CIContextOption`` for what each option does here (only
     /// ``CIContextOption/highQualityDownsample`` changes the output).
     public init(options: [CIContextOption: Any]? = nil) {
-        highQualityDownsample = _boolValue(options?[.highQualityDownsample])
+        highQualityDownsample = boolOption(options?[.highQualityDownsample])
     }
 
     /// A context with default options.
@@ -58,33 +58,45 @@ public final class CIContext: Sendable {
     /// the top-left of `bounds`), as Core Image's `render(_:to:bounds:colorSpace:)`. `colorSpace`
     /// is ignored (no colour management).
     public func render(_ image: CIImage, to buffer: CVPixelBuffer, bounds: CGRect, colorSpace: CGColorSpace?) {
-        let area = _IRect(integral: bounds)
-        guard !area.isEmpty, !area.isInfinite else { return }
+        _ = try? render(image, toPixelBuffer: buffer, bounds: bounds)
+    }
+
+    /// As ``render(_:to:bounds:colorSpace:)``, with the render's figures; throws for a buffer format it cannot
+    /// write and for a failed 4:2:0 conversion.
+    func render(_ image: CIImage, toPixelBuffer buffer: CVPixelBuffer, bounds: CGRect) throws -> RenderInfo {
+        let area = PixelRect(integral: bounds)
+        guard !area.isEmpty, !area.isInfinite else { return RenderInfo() }
         // The buffer covers `area`'s top-left corner.
-        let destination = _IRect(x: area.x, y: area.maxY - buffer.height, w: buffer.width, h: buffer.height)
+        let destination = PixelRect(x: area.x, y: area.maxY - buffer.height, w: buffer.width, h: buffer.height)
         let target = destination.intersection(area)
-        if let layout = _PixelLayout(cvFormat: buffer.pixelFormatType) {
+        if let layout = PixelLayout(cvFormat: buffer.pixelFormatType) {
             let rowBytes = CVPixelBufferGetBytesPerRow(buffer)
-            let rect = target.intersection(_IRect(covering: image.extent))
-            guard !rect.isEmpty else { return }
-            buffer.withMutableBytes(plane: 0) { bytes in
-                _render(
+            let rect = target.intersection(PixelRect(covering: image.extent))
+            guard !rect.isEmpty else { return RenderInfo() }
+            return buffer.withMutableBytes(plane: 0) { bytes in
+                renderRegion(
                     image, rect: rect, destination: destination, layout: layout, unpremultiply: false,
                     into: bytes.baseAddress!, rowBytes: rowBytes)
             }
-            return
         }
-        guard buffer.layout.isYUV420, var rgba = try? PixelBuffer(width: buffer.width, height: buffer.height, format: .rgba32)
-        else { return }
-        let rowBytes = rgba.bytesPerRow()
-        rgba.withUnsafeMutableBytes { bytes in
-            _render(
-                image, rect: target, destination: destination, layout: .rgba8(.rgba), unpremultiply: false,
-                into: bytes.baseAddress!, rowBytes: rowBytes)
+        guard buffer.layout.isYUV420 else {
+            throw CoreImageFailure.make(.unsupportedFormat, "cannot render to pixel format \(buffer.pixelFormatType)")
         }
-        var converted = buffer.pixelBuffer
-        guard (try? rgba.convert(into: &converted)) != nil else { return }
-        buffer.replace(with: converted)
+        do {
+            var rgba = try PixelBuffer(width: buffer.width, height: buffer.height, format: .rgba32)
+            let rowBytes = rgba.bytesPerRow()
+            let info = rgba.withUnsafeMutableBytes { bytes in
+                renderRegion(
+                    image, rect: target, destination: destination, layout: .rgba8(.rgba), unpremultiply: false,
+                    into: bytes.baseAddress!, rowBytes: rowBytes)
+            }
+            var converted = buffer.pixelBuffer
+            try rgba.convert(into: &converted)
+            buffer.replace(with: converted)
+            return info
+        } catch {
+            throw CoreImageFailure.make(.unsupportedFormat, "cannot render to a 4:2:0 buffer: \(error)", underlying: error)
+        }
     }
 
     /// Renders the `bounds` rectangle of `image` into memory in `format`, as Core Image's
@@ -96,9 +108,9 @@ public final class CIContext: Sendable {
         _ image: CIImage, toBitmap data: UnsafeMutableRawPointer, rowBytes: Int, bounds: CGRect, format: CIFormat,
         colorSpace: CGColorSpace?
     ) {
-        let area = _IRect(integral: bounds)
+        let area = PixelRect(integral: bounds)
         guard !area.isEmpty, !area.isInfinite, let layout = format.layout else { return }
-        _render(image, rect: area, destination: area, layout: layout, unpremultiply: false, into: data, rowBytes: rowBytes)
+        renderRegion(image, rect: area, destination: area, layout: layout, unpremultiply: false, into: data, rowBytes: rowBytes)
     }
 
     /// Renders the `fromRect` rectangle of `image` into a new `CGImage` (8-bit RGBA, straight
@@ -113,10 +125,10 @@ public final class CIContext: Sendable {
     /// `colorSpace` give a grey image, every other format 8-bit RGBA (Apple also makes 16-bit and
     /// float CGImages).
     public func createCGImage(_ image: CIImage, from fromRect: CGRect, format: CIFormat, colorSpace: CGColorSpace?) -> CGImage? {
-        let area = _IRect(integral: fromRect)
+        let area = PixelRect(integral: fromRect)
         guard !fromRect.isInfinite, !area.isInfinite, !area.isEmpty, format.isKnown else { return nil }
         let grey = format.isSingleChannel || colorSpace?.model == .monochrome
-        let layout: _PixelLayout
+        let layout: PixelLayout
         if grey, case .one(let channel, _) = format.layout! {
             layout = .one(channel, .uint8)
         } else {
@@ -131,25 +143,16 @@ public final class CIContext: Sendable {
     ///
     /// - Throws: an `NSError` when the extent is infinite or empty, or the size exceeds the limits.
     package func renderPixels(_ image: CIImage, format: PixelFormat, straightAlpha: Bool = true) throws -> PixelBuffer {
-        let layout: _PixelLayout
-        switch format {
-        case .rgba32: layout = .rgba8(.rgba)
-        case .bgra32: layout = .rgba8(.bgra)
-        case .argb32: layout = .rgba8(.argb)
-        case .rgb24: layout = .rgb8
-        case .oneComponent8: layout = .one(.luma, .uint8)
-        case .oneComponent16Half: layout = .one(.luma, .half)
-        case .oneComponent32Float: layout = .one(.luma, .float)
-        case .yuv420BiPlanarFullRange, .yuv420BiPlanarVideoRange:
-            throw _CoreImageError.make(.unsupportedFormat, "cannot render to \(format); render RGBA and convert")
+        guard let layout = PixelLayout(format: format) else {
+            throw CoreImageFailure.make(.unsupportedFormat, "cannot render to \(format); render RGBA and convert")
         }
         // A decoded image asked for in its own format and alpha convention is its pixels: share them
         // (copy-on-write) instead of rendering a copy. Not for CVPixelBuffers, whose memory callers may
         // write through a base address.
-        if case .source(let source) = image.node, source.premultiplied != straightAlpha, !format.isOneComponent,
+        if let source = image.source, source.premultiplied != straightAlpha, !format.isOneComponent,
             !source.isCVPixelBuffer
         {
-            let pixels = source.snapshot
+            let pixels = source.pixels
             if pixels.format == format, image.extent == CGRect(x: 0, y: 0, width: pixels.width, height: pixels.height) {
                 return pixels
             }
@@ -160,86 +163,65 @@ public final class CIContext: Sendable {
     // MARK: Internals
 
     /// The integral extent to export, or a thrown error for an infinite or empty extent.
-    func exportRect(_ image: CIImage) throws -> _IRect {
+    func exportRect(_ image: CIImage) throws -> PixelRect {
         guard !image.extent.isInfinite else {
-            throw _CoreImageError.make(
+            throw CoreImageFailure.make(
                 .invalidExtent, "cannot export an image with an infinite extent; crop it first (cropped(to:))")
         }
-        let area = _IRect(integral: image.extent)
+        let area = PixelRect(integral: image.extent)
         guard !image.extent.isNull, !area.isEmpty, !area.isInfinite else {
-            throw _CoreImageError.make(.invalidExtent, "cannot export an image with an empty extent (\(image.extent))")
+            throw CoreImageFailure.make(.invalidExtent, "cannot export an image with an empty extent (\(image.extent))")
         }
         return area
     }
 
     /// Renders `rect` into a new buffer of the layout's natural format.
-    func renderPixels(_ image: CIImage, rect: _IRect, layout: _PixelLayout, unpremultiply: Bool) throws -> PixelBuffer {
-        let format: PixelFormat
-        switch layout {
-        case .rgba8(.rgba): format = .rgba32
-        case .rgba8(.bgra): format = .bgra32
-        case .rgba8(.argb): format = .argb32
-        case .rgb8: format = .rgb24
-        case .one(_, .uint8): format = .oneComponent8
-        case .one(_, .half): format = .oneComponent16Half
-        case .one(_, .float): format = .oneComponent32Float
-        default: throw _CoreImageError.make(.unsupportedFormat, "cannot render \(layout) into an image buffer")
-        }
-        var pixels: PixelBuffer
+    func renderPixels(_ image: CIImage, rect: PixelRect, layout: PixelLayout, unpremultiply: Bool) throws -> PixelBuffer {
         do {
-            // The render writes every pixel of `rect` (clear outside the image's extent).
-            pixels = try PixelBuffer(uninitializedWidth: rect.w, height: rect.h, format: format)
+            return try RecipeRenderer.renderPixels(
+                image.recipe, rect: rect, layout: layout, unpremultiply: unpremultiply,
+                highQualityDownsample: highQualityDownsample)
+        } catch let error as ImagingError where error.code == .unsupportedPixelFormat {
+            throw CoreImageFailure.make(.unsupportedFormat, error.message)
         } catch {
-            throw _CoreImageError.make(.invalidExtent, "cannot render \(rect.w)×\(rect.h) pixels: \(error)", underlying: error)
+            throw CoreImageFailure.make(.invalidExtent, "cannot render \(rect.w)×\(rect.h) pixels: \(error)", underlying: error)
         }
-        let rowBytes = pixels.bytesPerRow()
-        pixels.withUnsafeMutableBytes { bytes in
-            _render(
-                image, rect: rect, destination: rect, layout: layout, unpremultiply: unpremultiply,
-                into: bytes.baseAddress!, rowBytes: rowBytes)
-        }
-        return pixels
     }
 
     /// Renders `rect` of `image` into memory laid out for `destination`: its top row is
     /// `destination.maxY − 1`, its left column `destination.x`.
-    func _render(
-        _ image: CIImage, rect: _IRect, destination: _IRect, layout: _PixelLayout, unpremultiply: Bool,
+    @discardableResult
+    func renderRegion(
+        _ image: CIImage, rect: PixelRect, destination: PixelRect, layout: PixelLayout, unpremultiply: Bool,
         into base: UnsafeMutableRawPointer, rowBytes: Int
-    ) {
-        let target = rect.intersection(destination)
-        guard !target.isEmpty else { return }
-        let plan = _Compiler.plan(image, rect: target, highQualityDownsample: highQualityDownsample)
-        let bpp = layout.bytesPerPixel
-        // A render large enough to use every core first puts the inference workers to sleep: after a Vision
-        // request they spin-wait for the next model run and would hold a core the tiles need.
-        if ImagingThreads.maximum > 1, target.area >= 1 << 20 { Interpreter.parkWorkers() }
-        if case .rgba8(let order) = layout, !unpremultiply, rowBytes % 4 == 0, Int(bitPattern: base) % 4 == 0 {
-            // The 8-bit fast path (see _RenderBytes.swift), rendered in place.
-            let words = _UncheckedSendable(base.assumingMemoryBound(to: _Word.self))
-            let wordsPerRow = rowBytes / 4, top = destination.maxY - 1, left = target.x - destination.x
-            _Renderer.runBytes(
-                plan, rect: target, destination: { y in words.value + (top - y) * wordsPerRow + left },
-                finish: { tile in
-                    for y in tile.y..<tile.maxY {
-                        _reorderWords(order, words.value + (top - y) * wordsPerRow + (tile.x - destination.x), tile.w)
-                    }
-                })
-            return
-        }
-        _Renderer.run(plan, rect: target) { tile, pixels, stride in
-            for j in 0..<tile.h {
-                let row = destination.maxY - 1 - (tile.y + j)
-                let out = base + row * rowBytes + (tile.x - destination.x) * bpp
-                _writeRow(layout, pixels + j * stride, tile.w, out, unpremultiply: unpremultiply)
-            }
+    ) -> RenderInfo {
+        RecipeRenderer.render(
+            image.recipe, rect: rect, destination: destination, layout: layout, unpremultiply: unpremultiply, into: base,
+            rowBytes: rowBytes, highQualityDownsample: highQualityDownsample)
+    }
+}
+
+extension PixelLayout {
+    /// The layout for a Core Video pixel format, or nil when it cannot be rendered to directly.
+    init?(cvFormat type: OSType) {
+        switch type {
+        case kCVPixelFormatType_32BGRA: self = .rgba8(.bgra)
+        case kCVPixelFormatType_32ARGB: self = .rgba8(.argb)
+        case kCVPixelFormatType_32RGBA: self = .rgba8(.rgba)
+        case kCVPixelFormatType_24RGB: self = .rgb8
+        case kCVPixelFormatType_OneComponent8: self = .one(.luma, .uint8)
+        case kCVPixelFormatType_OneComponent16Half: self = .one(.luma, .half)
+        case kCVPixelFormatType_OneComponent32Float: self = .one(.luma, .float)
+        case kCVPixelFormatType_DepthFloat16, kCVPixelFormatType_DisparityFloat16: self = .one(.red, .half)
+        case kCVPixelFormatType_DepthFloat32, kCVPixelFormatType_DisparityFloat32: self = .one(.red, .float)
+        default: return nil
         }
     }
 }
 
 /// The errors `CIContext` throws: `NSError`s in domain ``domain`` (Apple's domain and codes for
 /// these failures are not documented; file-system failures are `CocoaError`s, as on Apple).
-enum _CoreImageError {
+enum CoreImageFailure {
     static let domain = "com.apple.CoreImage"
 
     enum Code: Int {

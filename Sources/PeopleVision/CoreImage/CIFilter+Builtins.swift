@@ -96,41 +96,41 @@ public protocol CIPersonSegmentation: CIFilterProtocol {
 
 extension CIFilter {
     /// A `CIBlendWithMask` filter (mask **green** channel).
-    public static func blendWithMask() -> CIFilter & CIBlendWithMask { _BlendFilter(builtin: .named("CIBlendWithMask")!) }
+    public static func blendWithMask() -> CIFilter & CIBlendWithMask { BlendFilter(builtin: .named("CIBlendWithMask")!) }
     /// A `CIBlendWithRedMask` filter (mask **red** channel).
     public static func blendWithRedMask() -> CIFilter & CIBlendWithMask {
-        _BlendFilter(builtin: .named("CIBlendWithRedMask")!)
+        BlendFilter(builtin: .named("CIBlendWithRedMask")!)
     }
     /// A `CIBlendWithBlueMask` filter (mask **blue** channel).
     public static func blendWithBlueMask() -> CIFilter & CIBlendWithMask {
-        _BlendFilter(builtin: .named("CIBlendWithBlueMask")!)
+        BlendFilter(builtin: .named("CIBlendWithBlueMask")!)
     }
     /// A `CIBlendWithAlphaMask` filter (mask **alpha** channel).
     public static func blendWithAlphaMask() -> CIFilter & CIBlendWithMask {
-        _BlendFilter(builtin: .named("CIBlendWithAlphaMask")!)
+        BlendFilter(builtin: .named("CIBlendWithAlphaMask")!)
     }
     /// A `CISourceOverCompositing` filter.
     public static func sourceOverCompositing() -> CIFilter & CICompositeOperation {
-        _CompositeFilter(builtin: .named("CISourceOverCompositing")!)
+        CompositeFilter(builtin: .named("CISourceOverCompositing")!)
     }
     /// A `CIMaximumComponent` filter.
     public static func maximumComponent() -> CIFilter & CIMaximumComponent {
-        _MaximumComponentFilter(builtin: .named("CIMaximumComponent")!)
+        MaximumComponentFilter(builtin: .named("CIMaximumComponent")!)
     }
     /// A `CIGammaAdjust` filter.
-    public static func gammaAdjust() -> CIFilter & CIGammaAdjust { _GammaFilter(builtin: .named("CIGammaAdjust")!) }
+    public static func gammaAdjust() -> CIFilter & CIGammaAdjust { GammaFilter(builtin: .named("CIGammaAdjust")!) }
     /// A `CIGaussianBlur` filter.
-    public static func gaussianBlur() -> CIFilter & CIGaussianBlur { _GaussianFilter(builtin: .named("CIGaussianBlur")!) }
+    public static func gaussianBlur() -> CIFilter & CIGaussianBlur { GaussianFilter(builtin: .named("CIGaussianBlur")!) }
     /// A `CILanczosScaleTransform` filter.
     public static func lanczosScaleTransform() -> CIFilter & CILanczosScaleTransform {
-        _LanczosFilter(builtin: .named("CILanczosScaleTransform")!)
+        LanczosFilter(builtin: .named("CILanczosScaleTransform")!)
     }
     /// A `CIColorMatrix` filter.
-    public static func colorMatrix() -> CIFilter & CIColorMatrix { _ColorMatrixFilter(builtin: .named("CIColorMatrix")!) }
+    public static func colorMatrix() -> CIFilter & CIColorMatrix { ColorMatrixFilter(builtin: .named("CIColorMatrix")!) }
     /// A `CIPersonSegmentation` filter: the person mask of `inputImage` in the red channel, at the input's
     /// extent, from `VNGeneratePersonSegmentationRequest` at `qualityLevel` (0 accurate, 1 balanced, 2 fast).
     public static func personSegmentation() -> CIFilter & CIPersonSegmentation {
-        _PersonSegmentationFilter(builtin: .named("CIPersonSegmentation")!)
+        PersonSegmentationFilter(builtin: .named("CIPersonSegmentation")!)
     }
 
     /// How `CIPersonSegmentation` evaluates: set by the Vision layer to run the person segmenter on
@@ -163,66 +163,48 @@ private let _personSegmentationHook = Mutex<(@Sendable (CIImage, Int) throws -> 
     try VNGeneratePersonSegmentationRequest.coreImageMask(of: image, qualityLevel: level)
 })
 
-final class _BlendFilter: CIFilter, CIBlendWithMask {
+/// A built-in filter's `inputImage`, kept under `kCIInputImageKey`.
+class ImageInputFilter: CIFilter {
     var inputImage: CIImage? {
         get { image(kCIInputImageKey) }
         set { setValue(newValue, forKey: kCIInputImageKey) }
     }
+}
+
+/// A built-in filter with an input and a background image.
+class BackgroundInputFilter: ImageInputFilter {
     var backgroundImage: CIImage? {
         get { image(kCIInputBackgroundImageKey) }
         set { setValue(newValue, forKey: kCIInputBackgroundImageKey) }
     }
+}
+
+final class BlendFilter: BackgroundInputFilter, CIBlendWithMask {
     var maskImage: CIImage? {
         get { image(kCIInputMaskImageKey) }
         set { setValue(newValue, forKey: kCIInputMaskImageKey) }
     }
 }
 
-final class _CompositeFilter: CIFilter, CICompositeOperation {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
-    var backgroundImage: CIImage? {
-        get { image(kCIInputBackgroundImageKey) }
-        set { setValue(newValue, forKey: kCIInputBackgroundImageKey) }
-    }
-}
+final class CompositeFilter: BackgroundInputFilter, CICompositeOperation {}
 
-final class _MaximumComponentFilter: CIFilter, CIMaximumComponent {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
-}
+final class MaximumComponentFilter: ImageInputFilter, CIMaximumComponent {}
 
-final class _GammaFilter: CIFilter, CIGammaAdjust {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
+final class GammaFilter: ImageInputFilter, CIGammaAdjust {
     var power: Float {
         get { number("inputPower") }
         set { setNumber(newValue, "inputPower") }
     }
 }
 
-final class _GaussianFilter: CIFilter, CIGaussianBlur {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
+final class GaussianFilter: ImageInputFilter, CIGaussianBlur {
     var radius: Float {
         get { number(kCIInputRadiusKey) }
         set { setNumber(newValue, kCIInputRadiusKey) }
     }
 }
 
-final class _LanczosFilter: CIFilter, CILanczosScaleTransform {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
+final class LanczosFilter: ImageInputFilter, CILanczosScaleTransform {
     var scale: Float {
         get { number(kCIInputScaleKey) }
         set { setNumber(newValue, kCIInputScaleKey) }
@@ -233,38 +215,35 @@ final class _LanczosFilter: CIFilter, CILanczosScaleTransform {
     }
 }
 
-final class _ColorMatrixFilter: CIFilter, CIColorMatrix {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
+final class ColorMatrixFilter: ImageInputFilter, CIColorMatrix {
     var rVector: CIVector {
-        get { vector("inputRVector") ?? CIVector(x: 1, y: 0, z: 0, w: 0) }
+        get { matrixVector("inputRVector") }
         set { setValue(newValue, forKey: "inputRVector") }
     }
     var gVector: CIVector {
-        get { vector("inputGVector") ?? CIVector(x: 0, y: 1, z: 0, w: 0) }
+        get { matrixVector("inputGVector") }
         set { setValue(newValue, forKey: "inputGVector") }
     }
     var bVector: CIVector {
-        get { vector("inputBVector") ?? CIVector(x: 0, y: 0, z: 1, w: 0) }
+        get { matrixVector("inputBVector") }
         set { setValue(newValue, forKey: "inputBVector") }
     }
     var aVector: CIVector {
-        get { vector("inputAVector") ?? CIVector(x: 0, y: 0, z: 0, w: 1) }
+        get { matrixVector("inputAVector") }
         set { setValue(newValue, forKey: "inputAVector") }
     }
     var biasVector: CIVector {
-        get { vector("inputBiasVector") ?? CIVector(x: 0, y: 0, z: 0, w: 0) }
+        get { matrixVector("inputBiasVector") }
         set { setValue(newValue, forKey: "inputBiasVector") }
+    }
+
+    /// The vector set for `key`, else the filter's default for it (the identity matrix, no bias).
+    private func matrixVector(_ key: String) -> CIVector {
+        vector(key) ?? (builtin?.defaultValues[key] as? CIVector) ?? CIVector(x: 0, y: 0, z: 0, w: 0)
     }
 }
 
-final class _PersonSegmentationFilter: CIFilter, CIPersonSegmentation {
-    var inputImage: CIImage? {
-        get { image(kCIInputImageKey) }
-        set { setValue(newValue, forKey: kCIInputImageKey) }
-    }
+final class PersonSegmentationFilter: ImageInputFilter, CIPersonSegmentation {
     var qualityLevel: Int {
         get { Int(number("inputQualityLevel")) }
         set { setValue(NSNumber(value: newValue), forKey: "inputQualityLevel") }

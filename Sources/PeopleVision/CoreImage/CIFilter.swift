@@ -1,4 +1,5 @@
 import Foundation
+import PVRender
 
 /// An image filter with string-keyed parameters, as Core Image's `CIFilter`.
 ///
@@ -27,11 +28,11 @@ open class CIFilter: CustomStringConvertible {
     /// The filter's name (`"CIGaussianBlur"`); a subclass's name is its type name.
     public var name: String
     private var values: [String: Any]
-    let builtin: _BuiltinFilter?
+    let builtin: BuiltinFilter?
 
     /// A built-in filter, or nil when `name` is not one (Apple's `CIFilter(name:)`).
     public init?(name: String) {
-        guard let builtin = _BuiltinFilter.named(name) else { return nil }
+        guard let builtin = BuiltinFilter.named(name) else { return nil }
         self.name = name
         self.builtin = builtin
         values = builtin.defaultValues
@@ -52,7 +53,7 @@ open class CIFilter: CustomStringConvertible {
     }
 
     /// For the type-safe factories.
-    init(builtin: _BuiltinFilter) {
+    init(builtin: BuiltinFilter) {
         self.builtin = builtin
         name = builtin.name
         values = builtin.defaultValues
@@ -60,7 +61,7 @@ open class CIFilter: CustomStringConvertible {
 
     /// The filtered image, or nil when a required input is missing (Apple's `outputImage`).
     open var outputImage: CIImage? {
-        builtin?.evaluate(_FilterInputs(values: values))
+        builtin?.evaluate(FilterInputs(values: values))
     }
 
     /// The names of the filter's inputs.
@@ -105,7 +106,7 @@ open class CIFilter: CustomStringConvertible {
 
     /// Built-in filter names; `category` is accepted and ignored (Apple's `filterNames(inCategory:)`).
     public class func filterNames(inCategory category: String?) -> [String] {
-        _BuiltinFilter.all.map(\.name).sorted()
+        BuiltinFilter.all.map(\.name).sorted()
     }
 
     public var description: String { "CIFilter(\(name))" }
@@ -113,21 +114,21 @@ open class CIFilter: CustomStringConvertible {
     // MARK: Typed access for the builtin protocols.
 
     func image(_ key: String) -> CIImage? { values[key] as? CIImage }
-    func number(_ key: String) -> Float { Float(_numberValue(values[key]) ?? 0) }
+    func number(_ key: String) -> Float { Float(numberValue(values[key]) ?? 0) }
     func setNumber(_ value: Float, _ key: String) { setValue(NSNumber(value: value), forKey: key) }
     func vector(_ key: String) -> CIVector? { values[key] as? CIVector }
 }
 
 /// The inputs of one evaluation.
-struct _FilterInputs {
+struct FilterInputs {
     let values: [String: Any]
     func image(_ key: String) -> CIImage? { values[key] as? CIImage }
-    func number(_ key: String) -> Double? { _numberValue(values[key]) }
+    func number(_ key: String) -> Double? { numberValue(values[key]) }
     func vector(_ key: String) -> CIVector? { values[key] as? CIVector }
 }
 
 /// A built-in filter: its name, inputs, defaults and how to build its output.
-struct _BuiltinFilter: Sendable {
+struct BuiltinFilter: Sendable {
     enum Default: Sendable {
         case number(Double)
         case vector(CIVector)
@@ -137,7 +138,7 @@ struct _BuiltinFilter: Sendable {
     let name: String
     let inputKeys: [String]
     let defaults: [String: Default]
-    let evaluate: @Sendable (_FilterInputs) -> CIImage?
+    let evaluate: @Sendable (FilterInputs) -> CIImage?
 
     var defaultValues: [String: Any] {
         defaults.mapValues { value -> Any in
@@ -149,52 +150,52 @@ struct _BuiltinFilter: Sendable {
         }
     }
 
-    static func named(_ name: String) -> _BuiltinFilter? { all.first { $0.name == name } }
+    static func named(_ name: String) -> BuiltinFilter? { all.first { $0.name == name } }
 
     static let blendKeys = [kCIInputImageKey, kCIInputBackgroundImageKey, kCIInputMaskImageKey]
 
-    static func blend(_ name: String, channel: Int) -> _BuiltinFilter {
-        _BuiltinFilter(name: name, inputKeys: blendKeys, defaults: [:]) { inputs in
+    static func blend(_ name: String, channel: Int) -> BuiltinFilter {
+        BuiltinFilter(name: name, inputKeys: blendKeys, defaults: [:]) { inputs in
             guard let image = inputs.image(kCIInputImageKey), let background = inputs.image(kCIInputBackgroundImageKey),
                 let mask = inputs.image(kCIInputMaskImageKey)
             else { return nil }
             return CIImage(
-                node: .blend(image, background: background, mask: mask, channel: channel),
+                node: .blend(image.recipe, background: background.recipe, mask: mask.recipe, channel: channel),
                 extent: image.extent.union(background.extent))
         }
     }
 
-    static let all: [_BuiltinFilter] = [
+    static let all: [BuiltinFilter] = [
         blend("CIBlendWithMask", channel: 1),
         blend("CIBlendWithRedMask", channel: 0),
         blend("CIBlendWithBlueMask", channel: 2),
         blend("CIBlendWithAlphaMask", channel: 3),
-        _BuiltinFilter(name: "CIMaximumComponent", inputKeys: [kCIInputImageKey], defaults: [:]) { inputs in
+        BuiltinFilter(name: "CIMaximumComponent", inputKeys: [kCIInputImageKey], defaults: [:]) { inputs in
             guard let image = inputs.image(kCIInputImageKey) else { return nil }
-            return CIImage(node: .point(image, .maximumComponent), extent: image.extent)
+            return CIImage(node: .point(image.recipe, .maximumComponent), extent: image.extent)
         },
-        _BuiltinFilter(name: "CIGammaAdjust", inputKeys: [kCIInputImageKey, "inputPower"], defaults: ["inputPower": .number(1)]) {
+        BuiltinFilter(name: "CIGammaAdjust", inputKeys: [kCIInputImageKey, "inputPower"], defaults: ["inputPower": .number(1)]) {
             inputs in
             guard let image = inputs.image(kCIInputImageKey) else { return nil }
             let power = Float(inputs.number("inputPower") ?? 1)
             if power == 1 { return image }
-            return CIImage(node: .point(image, .gamma(power)), extent: image.extent)
+            return CIImage(node: .point(image.recipe, .gamma(power)), extent: image.extent)
         },
-        _BuiltinFilter(
+        BuiltinFilter(
             name: "CIGaussianBlur", inputKeys: [kCIInputImageKey, kCIInputRadiusKey],
             defaults: [kCIInputRadiusKey: .number(10)]
         ) { inputs in
             guard let image = inputs.image(kCIInputImageKey) else { return nil }
             return image.applyingGaussianBlur(sigma: inputs.number(kCIInputRadiusKey) ?? 10)
         },
-        _BuiltinFilter(
+        BuiltinFilter(
             name: "CISourceOverCompositing", inputKeys: [kCIInputImageKey, kCIInputBackgroundImageKey], defaults: [:]
         ) { inputs in
             guard let image = inputs.image(kCIInputImageKey), let background = inputs.image(kCIInputBackgroundImageKey)
             else { return nil }
             return image.composited(over: background)
         },
-        _BuiltinFilter(
+        BuiltinFilter(
             name: "CILanczosScaleTransform", inputKeys: [kCIInputImageKey, kCIInputScaleKey, kCIInputAspectRatioKey],
             defaults: [kCIInputScaleKey: .number(1), kCIInputAspectRatioKey: .number(1)]
         ) { inputs in
@@ -203,7 +204,7 @@ struct _BuiltinFilter: Sendable {
             let aspect = Float(inputs.number(kCIInputAspectRatioKey) ?? 1)
             return image.lanczosScaled(scaleX: scale * aspect, scaleY: scale)
         },
-        _BuiltinFilter(
+        BuiltinFilter(
             name: "CIColorMatrix",
             inputKeys: [kCIInputImageKey, "inputRVector", "inputGVector", "inputBVector", "inputAVector", "inputBiasVector"],
             defaults: [
@@ -217,20 +218,20 @@ struct _BuiltinFilter: Sendable {
             guard let image = inputs.image(kCIInputImageKey) else { return nil }
             func v(_ key: String, _ fallback: SIMD4<Float>) -> SIMD4<Float> { inputs.vector(key)?.simd4 ?? fallback }
             let bias = v("inputBiasVector", .zero)
-            let operation = _PointOperation.colorMatrix(
+            let operation = PointOperation.colorMatrix(
                 r: v("inputRVector", SIMD4(1, 0, 0, 0)), g: v("inputGVector", SIMD4(0, 1, 0, 0)),
                 b: v("inputBVector", SIMD4(0, 0, 1, 0)), a: v("inputAVector", SIMD4(0, 0, 0, 1)), bias: bias)
             // A non-zero alpha bias makes clear pixels visible: the extent becomes infinite.
-            return CIImage(node: .point(image, operation), extent: bias[3] != 0 ? .infinite : image.extent)
+            return CIImage(node: .point(image.recipe, operation), extent: bias[3] != 0 ? .infinite : image.extent)
         },
-        _BuiltinFilter(
+        BuiltinFilter(
             name: "CIAffineTransform", inputKeys: [kCIInputImageKey, kCIInputTransformKey],
             defaults: [kCIInputTransformKey: .transform(.identity)]
         ) { inputs in
             guard let image = inputs.image(kCIInputImageKey) else { return nil }
             return image.transformed(by: inputs.values[kCIInputTransformKey] as? CGAffineTransform ?? .identity)
         },
-        _BuiltinFilter(
+        BuiltinFilter(
             name: "CIPersonSegmentation", inputKeys: [kCIInputImageKey, "inputQualityLevel"],
             defaults: ["inputQualityLevel": .number(0)]
         ) { inputs in

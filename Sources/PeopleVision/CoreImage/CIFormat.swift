@@ -1,4 +1,5 @@
 import Foundation
+import PVRender
 
 /// A pixel format for rendering and export, as Core Image's `CIFormat`.
 ///
@@ -77,7 +78,7 @@ public struct CIFormat: RawRepresentable, Hashable, Sendable, CustomStringConver
     var isSingleChannel: Bool { rawValue >= 7 && rawValue <= 15 }
 
     /// The sink layout for this format, or nil for an unknown format.
-    var layout: _PixelLayout? {
+    var layout: PixelLayout? {
         switch self {
         case .RGBA8: return .rgba8(.rgba)
         case .BGRA8: return .rgba8(.bgra)

@@ -1,5 +1,6 @@
 import Foundation
 import PVImaging
+import PVRender
 
 extension CIImage {
     /// An image decoded from a JPEG, PNG, HEIC or WebP file, or nil when it cannot be read, as
@@ -35,16 +36,16 @@ extension CIImage {
 
     /// As ``init(contentsOf:options:)`` for data in memory (Core Image's `CIImage(data:options:)`).
     public convenience init?(data: Data, options: [CIImageOption: Any]?) {
-        guard let loaded = _ImageLoader.load(data, options: options ?? [:]) else { return nil }
+        guard let loaded = ImageLoader.load(data, options: options ?? [:]) else { return nil }
         let (pixels, info) = loaded
         self.init(
-            node: .source(_ImageSource(storage: .pixels(pixels), premultiplied: false)),
+            node: .source(ImageSource(storage: .pixels(pixels), premultiplied: false)),
             extent: CGRect(x: 0, y: 0, width: pixels.width, height: pixels.height), info: info)
     }
 }
 
 /// Decoding through PVImaging for the file and data initializers.
-enum _ImageLoader {
+enum ImageLoader {
     /// Auxiliary options in the order they are honoured when several are set.
     static let auxiliaryOptions: [(CIImageOption, AuxiliaryImageType)] = [
         (.auxiliaryPortraitEffectsMatte, .portraitEffectsMatte),
@@ -56,27 +57,27 @@ enum _ImageLoader {
         (.auxiliaryHDRGainMap, .hdrGainMap),
     ]
 
-    static func load(_ data: Data, options: [CIImageOption: Any]) -> (PixelBuffer, _ImageInfo)? {
+    static func load(_ data: Data, options: [CIImageOption: Any]) -> (PixelBuffer, ImageFileInfo)? {
         let given = options[.properties] as? [String: Any]
-        for (option, type) in auxiliaryOptions where _boolValue(options[option]) {
+        for (option, type) in auxiliaryOptions where boolOption(options[option]) {
             guard let reader = try? HEICReader(data: data), let matte = try? reader.auxiliaryImage(type) else { return nil }
-            return (matte, _ImageInfo(properties: given ?? dimensions(matte)))
+            return (matte, ImageFileInfo(properties: given ?? dimensions(matte)))
         }
-        let wantsDepth = _boolValue(options[.auxiliaryDepth]), wantsDisparity = _boolValue(options[.auxiliaryDisparity])
+        let wantsDepth = boolOption(options[.auxiliaryDepth]), wantsDisparity = boolOption(options[.auxiliaryDisparity])
         if wantsDepth || wantsDisparity {
             guard let reader = try? HEICReader(data: data), let map = try? reader.depthMap(),
                 let values = depthValues(map, asDisparity: !wantsDepth)
             else { return nil }
-            return (values, _ImageInfo(properties: given ?? dimensions(values)))
+            return (values, ImageFileInfo(properties: given ?? dimensions(values)))
         }
-        let orient = _boolValue(options[.applyOrientationProperty])
+        let orient = boolOption(options[.applyOrientationProperty])
         guard let decoded = try? ImageDecoder.decode(data: data, options: ImageDecoder.Options(applyOrientation: orient))
         else { return nil }
         var properties = dimensions(decoded.pixels)
         if decoded.exifOrientation != nil || decoded.orientation != .up {
             properties["Orientation"] = Int(decoded.orientation.rawValue)
         }
-        return (decoded.pixels, _ImageInfo(properties: given ?? properties))
+        return (decoded.pixels, ImageFileInfo(properties: given ?? properties))
     }
 
     private static func dimensions(_ pixels: PixelBuffer) -> [String: Any] {

@@ -1,5 +1,6 @@
 import Foundation
 import PVImaging
+import PVRender
 
 extension CIImage {
     /// This image mapped by `matrix`, as Core Image's `transformed(by:)`.
@@ -26,10 +27,16 @@ extension CIImage {
         if case .empty = node { return self }
         if case .color = node { return self }
         if case .transform(let inner, let first, let hq) = node, hq == highQualityDownsample {
-            let combined = first.concatenating(matrix)
-            return combined.isIdentity ? inner : CIImage(node: .transform(inner, combined, highQuality: hq), extent: inner.extent.applying(combined))
+            let combined = CGAffineTransform(first).concatenating(matrix)
+            if combined.isIdentity { return transformInput ?? CIImage(recipe: inner) }
+            return CIImage(
+                recipe: ImageRecipe(.transform(inner, AffineMap(combined), highQuality: hq), extent: inner.extent.applying(combined)),
+                transformInput: transformInput)
         }
-        return CIImage(node: .transform(self, matrix, highQuality: highQualityDownsample), extent: extent.applying(matrix))
+        return CIImage(
+            recipe: ImageRecipe(
+                .transform(recipe, AffineMap(matrix), highQuality: highQualityDownsample), extent: extent.applying(matrix)),
+            transformInput: self)
     }
 
     /// The part of this image inside `rect`, as Core Image's `cropped(to:)`. The extent becomes
@@ -40,7 +47,7 @@ extension CIImage {
         if clipped == extent { return self }
         if clipped.isNull || clipped.isEmpty { return CIImage(node: .empty, extent: .null) }
         if case .crop(let inner, _) = node { return CIImage(node: .crop(inner, clipped), extent: clipped) }
-        return CIImage(node: .crop(self, clipped), extent: clipped)
+        return CIImage(node: .crop(recipe, clipped), extent: clipped)
     }
 
     /// This image over `dest` (source-over), as Core Image's `composited(over:)`; same as
@@ -48,7 +55,7 @@ extension CIImage {
     public func composited(over dest: CIImage) -> CIImage {
         if extent.isNull || extent.isEmpty { return dest }
         if dest.extent.isNull || dest.extent.isEmpty { return self }
-        return CIImage(node: .composite(self, over: dest), extent: extent.union(dest.extent))
+        return CIImage(node: .composite(recipe, over: dest.recipe), extent: extent.union(dest.extent))
     }
 
     /// This image with its edge pixels repeated forever, as Core Image's `clampedToExtent()`.
@@ -56,7 +63,7 @@ extension CIImage {
     public func clampedToExtent() -> CIImage {
         if extent.isInfinite { return self }
         if extent.isNull || extent.isEmpty { return self }
-        return CIImage(node: .clamp(self), extent: .infinite)
+        return CIImage(node: .clamp(recipe), extent: .infinite)
     }
 
     /// The part inside `rect`, with its edge pixels repeated forever, as Core Image's `clamped(to:)`.
@@ -141,9 +148,9 @@ extension CIImage {
         let s = Float(sigma)
         guard s.isFinite, s > 0 else { return self }
         if extent.isNull || extent.isEmpty { return self }
-        let margin = CGFloat(_gaussianRadius(sigma: s))
+        let margin = CGFloat(gaussianRadius(sigma: s))
         let grown = extent.isInfinite ? CGRect.infinite : extent.insetBy(dx: -margin, dy: -margin)
-        return CIImage(node: .gaussianBlur(self, sigma: s), extent: grown)
+        return CIImage(node: .gaussianBlur(recipe, sigma: s), extent: grown)
     }
 
     /// Lanczos-3 scaling by `scaleX × scaleY` (the `CILanczosScaleTransform` filter): the extent
@@ -152,24 +159,23 @@ extension CIImage {
         guard scaleX.isFinite, scaleY.isFinite, scaleX > 0, scaleY > 0 else { return .empty() }
         if extent.isNull || extent.isEmpty || extent.isInfinite { return self }
         if scaleX == 1, scaleY == 1 { return self }
-        let px = _IRect(covering: extent)
+        let px = PixelRect(covering: extent)
         let x0 = (Double(px.x) * Double(scaleX)).rounded(), y0 = (Double(px.y) * Double(scaleY)).rounded()
         let w = max(1, (Double(px.w) * Double(scaleX)).rounded()), h = max(1, (Double(px.h) * Double(scaleY)).rounded())
-        return CIImage(node: .lanczos(self), extent: CGRect(x: x0, y: y0, width: w, height: h))
+        return CIImage(node: .lanczos(recipe), extent: CGRect(x: x0, y: y0, width: w, height: h))
     }
 }
 
-/// The grid reduction for a Gaussian blur of standard deviation `sigma`: nil below 16 pixels (blurred at full
-/// resolution), else the power of two that leaves 4…8 pixels of `sigma` on the reduced grid, at most 64 (a band of
-/// blocks is rendered at once: 64 rows of float pixels).
-func _blurDecimation(sigma: Float) -> Int? {
-    guard sigma >= 16 else { return nil }
-    var f = 4
-    while sigma / Float(2 * f) >= 4, f < 64 { f *= 2 }
-    return f
+extension AffineMap {
+    /// The renderer's form of a Core Graphics transform (the same numbers).
+    init(_ t: CGAffineTransform) {
+        self.init(a: Double(t.a), b: Double(t.b), c: Double(t.c), d: Double(t.d), tx: Double(t.tx), ty: Double(t.ty))
+    }
 }
 
-/// Kernel half-width for a Gaussian of standard deviation `sigma`: `ceil(3·sigma)`.
-func _gaussianRadius(sigma: Float) -> Int {
-    min(Int((3 * sigma).rounded(.up)), 4096)
+extension CGAffineTransform {
+    /// A transform from the renderer's form (the same numbers).
+    init(_ m: AffineMap) {
+        self.init(a: CGFloat(m.a), b: CGFloat(m.b), c: CGFloat(m.c), d: CGFloat(m.d), tx: CGFloat(m.tx), ty: CGFloat(m.ty))
+    }
 }

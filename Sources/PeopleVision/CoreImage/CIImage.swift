@@ -1,5 +1,6 @@
 import Foundation
 import PVImaging
+import PVRender
 
 /// An image recipe, as Core Image's `CIImage` (iOS 5 / macOS 10.4).
 ///
@@ -31,14 +32,29 @@ import PVImaging
 /// ```
 public final class CIImage: Sendable, CustomStringConvertible {
     /// The rectangle, in working-space pixels, outside which the image is clear.
-    public let extent: CGRect
-    let node: _ImageNode
-    let info: _ImageInfo
+    public var extent: CGRect { recipe.extent }
+    /// What the image is made of, for the renderer.
+    let recipe: ImageRecipe
+    let info: ImageFileInfo
+    /// For a transformed image, the image the transform was applied to: undoing the transform gives it back.
+    let transformInput: CIImage?
 
-    init(node: _ImageNode, extent: CGRect, info: _ImageInfo = _ImageInfo()) {
-        self.node = node
-        self.extent = extent
+    init(recipe: ImageRecipe, info: ImageFileInfo = ImageFileInfo(), transformInput: CIImage? = nil) {
+        self.recipe = recipe
         self.info = info
+        self.transformInput = transformInput
+    }
+
+    convenience init(node: ImageRecipe.Node, extent: CGRect, info: ImageFileInfo = ImageFileInfo()) {
+        self.init(recipe: ImageRecipe(node, extent: extent), info: info)
+    }
+
+    var node: ImageRecipe.Node { recipe.node }
+
+    /// The source this image was created from, if it was.
+    var source: ImageSource? {
+        if case .source(let s) = node { return s as? ImageSource }
+        return nil
     }
 
     // MARK: Sources
@@ -56,9 +72,9 @@ public final class CIImage: Sendable, CustomStringConvertible {
     /// (such as `.colorSpace`) are accepted and ignored.
     public convenience init(cvPixelBuffer pixelBuffer: CVPixelBuffer, options: [CIImageOption: Any]?) {
         self.init(
-            node: .source(_ImageSource(storage: .cvPixelBuffer(pixelBuffer), premultiplied: true)),
+            node: .source(ImageSource(storage: .cvPixelBuffer(pixelBuffer), premultiplied: true)),
             extent: CGRect(x: 0, y: 0, width: pixelBuffer.width, height: pixelBuffer.height),
-            info: _ImageInfo(options: options))
+            info: ImageFileInfo(options: options))
     }
 
     /// An image of a `CGImage`, as Core Image's `CIImage(cgImage:)` (its straight alpha is premultiplied on read).
@@ -69,8 +85,8 @@ public final class CIImage: Sendable, CustomStringConvertible {
     /// As ``init(cgImage:)``; only ``CIImageOption/properties`` is used.
     public convenience init(cgImage image: CGImage, options: [CIImageOption: Any]?) {
         self.init(
-            node: .source(_ImageSource(storage: .cgImage(image), premultiplied: false)),
-            extent: CGRect(x: 0, y: 0, width: image.width, height: image.height), info: _ImageInfo(options: options))
+            node: .source(ImageSource(storage: .cgImage(image), premultiplied: false)),
+            extent: CGRect(x: 0, y: 0, width: image.width, height: image.height), info: ImageFileInfo(options: options))
     }
 
     /// An infinite image of one colour, as Core Image's `CIImage(color:)`. Crop it before rendering.
@@ -81,7 +97,7 @@ public final class CIImage: Sendable, CustomStringConvertible {
     /// An image of imaging-layer pixels (straight alpha unless `premultiplied`), for the Vision layer and tools.
     package convenience init(pixels: PixelBuffer, premultiplied: Bool = false) {
         self.init(
-            node: .source(_ImageSource(storage: .pixels(pixels), premultiplied: premultiplied)),
+            node: .source(ImageSource(storage: .pixels(pixels), premultiplied: premultiplied)),
             extent: CGRect(x: 0, y: 0, width: pixels.width, height: pixels.height))
     }
 
@@ -114,13 +130,13 @@ public final class CIImage: Sendable, CustomStringConvertible {
 
     /// The pixel buffer this image was created from, if it was (Apple's `pixelBuffer`).
     public var pixelBuffer: CVPixelBuffer? {
-        if case .source(let s) = node, case .cvPixelBuffer(let b) = s.storage { return b }
+        if let s = source, case .cvPixelBuffer(let b) = s.storage { return b }
         return nil
     }
 
     /// The `CGImage` this image was created from, if it was (Apple's `cgImage`).
     public var cgImage: CGImage? {
-        if case .source(let s) = node, case .cgImage(let i) = s.storage { return i }
+        if let s = source, case .cgImage(let i) = s.storage { return i }
         return nil
     }
 
@@ -132,7 +148,7 @@ public final class CIImage: Sendable, CustomStringConvertible {
     /// The colour space the pixels are taken to be in: sRGB (grey for grey sources); nil for
     /// recipes. No colour management is done.
     public var colorSpace: CGColorSpace? {
-        guard case .source(let s) = node else { return nil }
+        guard let s = source else { return nil }
         return s.isGrey ? CGColorSpaceCreateDeviceGray() : CGColorSpace(name: CGColorSpace.sRGB)
     }
 
@@ -140,7 +156,7 @@ public final class CIImage: Sendable, CustomStringConvertible {
 }
 
 /// Where a source image's pixels come from.
-struct _ImageSource: Sendable {
+struct ImageSource: RecipeSource {
     enum Storage: Sendable {
         case cvPixelBuffer(CVPixelBuffer)
         case cgImage(CGImage)
@@ -151,7 +167,7 @@ struct _ImageSource: Sendable {
     let premultiplied: Bool
 
     /// The pixels now (a copy-on-write snapshot for pixel buffers).
-    var snapshot: PixelBuffer {
+    var pixels: PixelBuffer {
         switch storage {
         case .cvPixelBuffer(let b): return b.pixelBuffer
         case .cgImage(let i): return i.buffer
@@ -173,43 +189,8 @@ struct _ImageSource: Sendable {
     }
 }
 
-/// The recipe behind a ``CIImage``.
-indirect enum _ImageNode: Sendable {
-    case empty
-    /// Premultiplied RGBA, everywhere.
-    case color(_Pixel)
-    case source(_ImageSource)
-    /// Bilinear unless `highQuality` and the transform shrinks the image (then Lanczos).
-    case transform(CIImage, CGAffineTransform, highQuality: Bool)
-    case crop(CIImage, CGRect)
-    case clamp(CIImage)
-    case composite(CIImage, over: CIImage)
-    /// Channel 0…3 = R, G, B, A of the mask.
-    case blend(CIImage, background: CIImage, mask: CIImage, channel: Int)
-    case point(CIImage, _PointOperation)
-    case gaussianBlur(CIImage, sigma: Float)
-    /// Lanczos-3 resampling mapping the input's pixel extent onto this image's (rounded) extent.
-    case lanczos(CIImage)
-
-    var summary: String {
-        switch self {
-        case .empty: return "empty"
-        case .color: return "color"
-        case .source: return "source"
-        case .transform(_, let t, _): return "transform \(t)"
-        case .crop(_, let r): return "crop \(r)"
-        case .clamp: return "clamp"
-        case .composite: return "composite"
-        case .blend(_, _, _, let c): return "blend channel \(c)"
-        case .point(_, let op): return "\(op)"
-        case .gaussianBlur(_, let s): return "gaussianBlur sigma \(s)"
-        case .lanczos: return "lanczos"
-        }
-    }
-}
-
 /// Immutable metadata carried by source images.
-struct _ImageInfo: Sendable {
+struct ImageFileInfo: Sendable {
     /// `[String: Any]` is not Sendable; this box is never mutated after creation.
     final class Properties: @unchecked Sendable {
         let value: [String: Any]

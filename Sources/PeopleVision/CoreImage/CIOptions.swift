@@ -147,7 +147,7 @@ public let kCIInputAspectRatioKey = "inputAspectRatio"
 public let kCIInputTransformKey = "inputTransform"
 
 /// Reads a number option given as `Bool`, `NSNumber`, `Int`, `Float`, `Double` or `CGFloat`.
-func _numberValue(_ value: Any?) -> Double? {
+func numberValue(_ value: Any?) -> Double? {
     switch value {
     case let v as Double: return v
     case let v as Float: return Double(v)
@@ -162,7 +162,7 @@ func _numberValue(_ value: Any?) -> Double? {
 }
 
 /// Reads a Boolean option (`true`, a non-zero number).
-func _boolValue(_ value: Any?) -> Bool {
+func boolOption(_ value: Any?) -> Bool {
     if let b = value as? Bool { return b }
-    return (_numberValue(value) ?? 0) != 0
+    return (numberValue(value) ?? 0) != 0
 }

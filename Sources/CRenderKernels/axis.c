@@ -1,12 +1,12 @@
 // Axis-aligned bilinear resampling for Core Image's 8-bit render path: the arithmetic of the float path
-// (`_AxisTransformNode` in _RenderNodes.swift) on stored 4-byte pixels, in the same order and precision and with no
+// (PVRender's `AxisTransformNode`) on stored 4-byte pixels, in the same order and precision and with no
 // fused multiply-adds, so the words come out exactly as the float path's after quantizing.
 #pragma STDC FP_CONTRACT OFF
-#include "CImageKernels.h"
+#include "CRenderKernels.h"
 
 #include <string.h>
 
-void cimg_axis_read4(const uint8_t *src, int r_off, int g_off, int b_off, int a_off, int premultiply, float *out, int n) {
+void crk_axis_read4(const uint8_t *src, int r_off, int g_off, int b_off, int a_off, int premultiply, float *out, int n) {
     const float scale = 1.0f / 255.0f;
     for (int k = 0; k < n; k++) {
         const uint8_t *p = src + 4 * k;
@@ -71,7 +71,7 @@ __attribute__((target("avx2"))) static int columns_avx2(const float *row, const 
 }
 #endif
 
-void cimg_axis_lerp(const float *a, const float *b, float t, float *out, int n) {
+void crk_axis_lerp(const float *a, const float *b, float t, float *out, int n) {
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
     if (__builtin_cpu_supports("avx2")) {
         lerp_avx2(a, b, t, out, n);
@@ -90,7 +90,7 @@ static inline uint32_t quantize(float v) {
     return (uint32_t)(bits > 255 ? 255 : bits < 0 ? 0 : bits);
 }
 
-void cimg_axis_columns_rgba8(const float *row, const int32_t *index, const float *weight, int integral, uint32_t *out,
+void crk_axis_columns_rgba8(const float *row, const int32_t *index, const float *weight, int integral, uint32_t *out,
                              int n) {
     int k = 0;
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))

@@ -4,79 +4,34 @@
 // float and quantised. Masks are read through the scalar channel path (one float per pixel).
 // Each fixed-point step rounds to nearest, so results agree with the float path within 1 LSB.
 import Foundation
+import PVImaging
 
 /// Premultiplied RGBA8 words, R in the lowest byte (memory order R, G, B, A).
-typealias _Word = UInt32
+typealias PixelWord = UInt32
 
 /// Float pixels to words (round to nearest, clamped, NaN → 0).
-@inline(__always) func _quantize(_ source: UnsafePointer<_Pixel>, _ destination: UnsafeMutablePointer<_Word>, _ n: Int) {
+@inline(__always) func quantize(_ source: UnsafePointer<FloatPixel>, _ destination: UnsafeMutablePointer<PixelWord>, _ n: Int) {
     let raw = UnsafeMutableRawPointer(destination)
-    for k in 0..<n { raw.storeBytes(of: _bytes(source[k]), toByteOffset: k &* 4, as: SIMD4<UInt8>.self) }
+    for k in 0..<n { raw.storeBytes(of: byteClamped(source[k]), toByteOffset: k &* 4, as: SIMD4<UInt8>.self) }
 }
 
 /// Floats in 0…1 to integers 0…255: `v·255` rounded to nearest (ties to even), clamped; NaN
 /// gives 0 or 255. Written with integer min/max because `replace(with:where:)` and float
 /// `pointwiseMin` do not lower to vector instructions.
-@inline(__always) func _byteValues(_ v: SIMD4<Float>) -> SIMD4<Int32> {
+@inline(__always) func byteValues(_ v: SIMD4<Float>) -> SIMD4<Int32> {
     // Adding 1.5·2²³ leaves the rounded value in the low mantissa bits.
     let bits = unsafeBitCast(v * 255 + 12_582_912, to: SIMD4<Int32>.self) &- 0x4B40_0000
     return pointwiseMax(pointwiseMin(bits, SIMD4(repeating: 255)), SIMD4(repeating: 0))
 }
 
 /// A float in 0…1 to a byte (round to nearest, clamped, NaN → 0); vectorisable.
-@inline(__always) func _unitToByte(_ v: Float) -> UInt8 {
+@inline(__always) func unitToByte(_ v: Float) -> UInt8 {
     let q = v > 0 ? min(v * 255, 255) : 0
     return UInt8(truncatingIfNeeded: (q + 12_582_912).bitPattern)
 }
 
-/// Applies `f` to `n` words, four at a time (explicit SIMD: the loops below do not auto-vectorise).
-@inline(__always) func _mapWords(
-    _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, _ n: Int, _ f: (SIMD4<UInt32>) -> SIMD4<UInt32>
-) {
-    var k = 0
-    while k &+ 4 <= n {
-        let v = source.loadUnaligned(fromByteOffset: k &* 4, as: SIMD4<UInt32>.self)
-        destination.storeBytes(of: f(v), toByteOffset: k &* 4, as: SIMD4<UInt32>.self)
-        k &+= 4
-    }
-    while k < n {
-        let v = SIMD4<UInt32>(repeating: source.loadUnaligned(fromByteOffset: k &* 4, as: UInt32.self))
-        destination.storeBytes(of: f(v)[0], toByteOffset: k &* 4, as: UInt32.self)
-        k &+= 1
-    }
-}
-
-/// Swaps bytes 0 and 2 of each word (BGRA ↔ RGBA).
-@inline(__always) func _swapRB(_ p: SIMD4<UInt32>) -> SIMD4<UInt32> {
-    (p & 0xFF00_FF00) | ((p &>> 16) & 0xFF) | ((p & 0xFF) &<< 16)
-}
-
-/// Stored 4-byte pixels to RGBA words.
-@inline(__always) func _wordsFromBGRA(_ source: UnsafePointer<UInt32>, _ destination: UnsafeMutablePointer<_Word>, _ n: Int) {
-    _mapWords(UnsafeRawPointer(source), UnsafeMutableRawPointer(destination), n, _swapRB)
-}
-
-@inline(__always) func _wordsFromARGB(_ source: UnsafePointer<UInt32>, _ destination: UnsafeMutablePointer<_Word>, _ n: Int) {
-    _mapWords(UnsafeRawPointer(source), UnsafeMutableRawPointer(destination), n) { p in (p &>> 8) | (p &<< 24) }
-}
-
-/// One-component bytes to opaque grey words.
-@inline(__always) func _wordsFromGrey(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<_Word>, _ n: Int) {
-    let raw = UnsafeMutableRawPointer(destination)
-    var k = 0
-    while k &+ 4 <= n {
-        let g = SIMD4<UInt32>(truncatingIfNeeded: UnsafeRawPointer(source + k).loadUnaligned(as: SIMD4<UInt8>.self))
-        raw.storeBytes(of: g &* 0x0001_0101 | 0xFF00_0000, toByteOffset: k &* 4, as: SIMD4<UInt32>.self)
-        k &+= 4
-    }
-    while k < n {
-        destination[k] = UInt32(source[k]) &* 0x0001_0101 | 0xFF00_0000
-        k &+= 1
-    }
-}
-
 /// Premultiplies straight-alpha RGBA words in place (`round(c·a/255)`); opaque pixels are untouched.
-@inline(__always) func _premultiplyWords(_ words: UnsafeMutablePointer<_Word>, _ n: Int) {
+@inline(__always) func premultiplyWords(_ words: UnsafeMutablePointer<PixelWord>, _ n: Int) {
     // Opaque pixels stay as they are: skip them eight at a time (decoded photos are opaque throughout).
     let raw = UnsafeRawPointer(words)
     var k = 0
@@ -91,35 +46,26 @@ typealias _Word = UInt32
             k &+= 1
             continue
         }
-        @inline(__always) func scale(_ c: UInt32) -> UInt32 {
-            let t = c &* a &+ 128
-            return (t &+ (t &>> 8)) &>> 8
-        }
+        @inline(__always) func scale(_ c: UInt32) -> UInt32 { divide255Rounded(c &* a) }
         words[k] = scale(p & 0xFF) | scale((p &>> 8) & 0xFF) &<< 8 | scale((p &>> 16) & 0xFF) &<< 16 | a &<< 24
         k &+= 1
     }
 }
 
 /// Reorders RGBA words in place into a destination byte order.
-func _reorderWords(_ order: _PixelLayout._Order, _ words: UnsafeMutablePointer<_Word>, _ n: Int) {
+func reorderWords(_ order: PixelLayout.ByteOrder, _ words: UnsafeMutablePointer<PixelWord>, _ n: Int) {
     if order == .rgba { return }
-    _writeWords(order, words, n, UnsafeMutableRawPointer(words))
+    writeWords(order, words, n, UnsafeMutableRawPointer(words))
 }
 
 /// Writes RGBA words in a destination byte order.
-func _writeWords(_ order: _PixelLayout._Order, _ source: UnsafePointer<_Word>, _ n: Int, _ destination: UnsafeMutableRawPointer) {
-    let s = UnsafeRawPointer(source)
+func writeWords(_ order: PixelLayout.ByteOrder, _ source: UnsafePointer<PixelWord>, _ n: Int, _ destination: UnsafeMutableRawPointer) {
     switch order {
     case .rgba:
-        if UnsafeRawPointer(destination) != s { destination.copyMemory(from: source, byteCount: n * 4) }
-    case .bgra:
-        _mapWords(s, destination, n, _swapRB)
-    case .argb:
-        _mapWords(s, destination, n) { p in (p &<< 8) | (p &>> 24) }
-    case .abgr:
-        _mapWords(s, destination, n) { p in
-            (p &<< 24) | ((p &<< 8) & 0x00FF_0000) | ((p &>> 8) & 0x0000_FF00) | (p &>> 24)
-        }
+        if UnsafeRawPointer(destination) != UnsafeRawPointer(source) { destination.copyMemory(from: source, byteCount: n * 4) }
+    case .bgra: RGBAWords.swapRedBlue(source, destination, n)
+    case .argb: RGBAWords.toARGB(source, destination, n)
+    case .abgr: RGBAWords.toABGR(source, destination, n)
     }
 }
 
@@ -127,28 +73,28 @@ func _writeWords(_ order: _PixelLayout._Order, _ source: UnsafePointer<_Word>, _
 ///
 /// Four pixels per step in 16-bit lanes (SSE2 has 16-bit multiplies): a word's bytes R, G, B, A
 /// are two 16-bit lanes; the even bytes (R, B) and odd bytes (G, A) are blended separately.
-/// A float mask row as the byte weights ``_blendRow(_:_:_:_:)`` derives from it (the same rounding, also for NaN).
-@inline(__always) func _weightBytes(_ mask: UnsafePointer<Float>, _ weights: UnsafeMutablePointer<UInt8>, _ n: Int) {
+/// A float mask row as the byte weights ``blendRow(_:_:_:_:)`` derives from it (the same rounding, also for NaN).
+@inline(__always) func weightBytes(_ mask: UnsafePointer<Float>, _ weights: UnsafeMutablePointer<UInt8>, _ n: Int) {
     let mr = UnsafeRawPointer(mask), wr = UnsafeMutableRawPointer(weights)
     var k = 0
     while k &+ 4 <= n {
-        let w = _byteValues(mr.loadUnaligned(fromByteOffset: k &* 4, as: SIMD4<Float>.self))
+        let w = byteValues(mr.loadUnaligned(fromByteOffset: k &* 4, as: SIMD4<Float>.self))
         wr.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: w), toByteOffset: k, as: SIMD4<UInt8>.self)
         k &+= 4
     }
     while k < n {
-        weights[k] = _unitToByte(mask[k])
+        weights[k] = unitToByte(mask[k])
         k &+= 1
     }
 }
 
-@inline(__always) func _blendRow(
-    _ f: UnsafeMutablePointer<_Word>, _ b: UnsafePointer<_Word>, _ mask: UnsafePointer<Float>, _ n: Int
+@inline(__always) func blendRow(
+    _ f: UnsafeMutablePointer<PixelWord>, _ b: UnsafePointer<PixelWord>, _ mask: UnsafePointer<Float>, _ n: Int
 ) {
     let fr = UnsafeMutableRawPointer(f), br = UnsafeRawPointer(b), mr = UnsafeRawPointer(mask)
     var k = 0
     while k &+ 4 <= n {
-        let w32 = unsafeBitCast(_byteValues(mr.loadUnaligned(fromByteOffset: k &* 4, as: SIMD4<Float>.self)), to: SIMD4<UInt32>.self)
+        let w32 = unsafeBitCast(byteValues(mr.loadUnaligned(fromByteOffset: k &* 4, as: SIMD4<Float>.self)), to: SIMD4<UInt32>.self)
         let w = unsafeBitCast(w32 | (w32 &<< 16), to: SIMD8<UInt16>.self)
         let inverse = 255 &- w
         let fv = unsafeBitCast(fr.loadUnaligned(fromByteOffset: k &* 4, as: SIMD4<UInt32>.self), to: SIMD8<UInt16>.self)
@@ -161,11 +107,10 @@ func _writeWords(_ order: _PixelLayout._Order, _ source: UnsafePointer<_Word>, _
         k &+= 4
     }
     while k < n {
-        let w = UInt32(_unitToByte(mask[k]))
+        let w = UInt32(unitToByte(mask[k]))
         var out: UInt32 = 0
         for shift in stride(from: 0 as UInt32, to: 32, by: 8) {
-            let t = ((f[k] &>> shift) & 0xFF) &* w &+ ((b[k] &>> shift) & 0xFF) &* (255 &- w) &+ 128
-            out |= ((t &+ (t &>> 8)) &>> 8) &<< shift
+            out |= divide255Rounded(((f[k] &>> shift) & 0xFF) &* w &+ ((b[k] &>> shift) & 0xFF) &* (255 &- w)) &<< shift
         }
         f[k] = out
         k &+= 1
@@ -173,7 +118,7 @@ func _writeWords(_ order: _PixelLayout._Order, _ source: UnsafePointer<_Word>, _
 }
 
 /// `f = min(255, f + round(b·(255 − f.alpha)/255))` per byte of premultiplied words (source-over).
-@inline(__always) func _overRow(_ f: UnsafeMutablePointer<_Word>, _ b: UnsafePointer<_Word>, _ n: Int) {
+@inline(__always) func overRow(_ f: UnsafeMutablePointer<PixelWord>, _ b: UnsafePointer<PixelWord>, _ n: Int) {
     let fr = UnsafeMutableRawPointer(f), br = UnsafeRawPointer(b)
     var k = 0
     while k &+ 4 <= n {
@@ -197,8 +142,7 @@ func _writeWords(_ order: _PixelLayout._Order, _ source: UnsafePointer<_Word>, _
         let inverse = 255 &- (f[k] &>> 24)
         var out: UInt32 = 0
         for shift in stride(from: 0 as UInt32, to: 32, by: 8) {
-            let t = ((b[k] &>> shift) & 0xFF) &* inverse &+ 128
-            out |= min(255, ((f[k] &>> shift) & 0xFF) &+ ((t &+ (t &>> 8)) &>> 8)) &<< shift
+            out |= min(255, ((f[k] &>> shift) & 0xFF) &+ divide255Rounded(((b[k] &>> shift) & 0xFF) &* inverse)) &<< shift
         }
         f[k] = out
         k &+= 1

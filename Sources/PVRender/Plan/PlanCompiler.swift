@@ -1,25 +1,26 @@
-// Turns a CIImage recipe into a render plan for one output rectangle. Each node is given the
+// Turns an image recipe into a render plan for one output rectangle. Each node is given the
 // region its parent will read (its region of interest), which sizes the filters that must be
 // materialised (Gaussian blur, Lanczos); everything else is evaluated tile by tile, fused.
 import Foundation
 import PVImaging
 import Synchronization
 
-final class _Compiler {
+/// Compiles recipes into plans; one compiler per plan (it caches materialised nodes by recipe).
+final class PlanCompiler {
     private var slotCount = 0
     private var rotates = false
     private let highQualityDownsample: Bool
-    private var cache: [ObjectIdentifier: (roi: _IRect, node: _PlanNode)] = [:]
+    private var cache: [ObjectIdentifier: (roi: PixelRect, node: RenderNode)] = [:]
 
     init(highQualityDownsample: Bool = false) {
         self.highQualityDownsample = highQualityDownsample
     }
 
     /// A plan that renders `rect` of `image`.
-    static func plan(_ image: CIImage, rect: _IRect, highQualityDownsample: Bool = false) -> _Plan {
-        let compiler = _Compiler(highQualityDownsample: highQualityDownsample)
+    static func plan(_ image: ImageRecipe, rect: PixelRect, highQualityDownsample: Bool = false) -> RenderPlan {
+        let compiler = PlanCompiler(highQualityDownsample: highQualityDownsample)
         let root = compiler.compile(image, rect)
-        return _Plan(root: root, slots: compiler.slotCount, squareTiles: compiler.rotates)
+        return RenderPlan(root: root, slots: compiler.slotCount, squareTiles: compiler.rotates)
     }
 
     private func slot() -> Int {
@@ -27,74 +28,70 @@ final class _Compiler {
         return slotCount - 1
     }
 
-    func compile(_ image: CIImage, _ roi: _IRect) -> _PlanNode {
-        let bounds = _IRect(covering: image.extent)
+    func compile(_ image: ImageRecipe, _ roi: PixelRect) -> RenderNode {
+        let bounds = PixelRect(covering: image.extent)
         let need = roi.intersection(bounds)
-        if need.isEmpty { return _EmptyNode() }
+        if need.isEmpty { return EmptyNode() }
         switch image.node {
         case .empty:
-            return _EmptyNode()
+            return EmptyNode()
         case .color(let c):
-            return c == .zero ? _EmptyNode() : _ConstantNode(color: c)
+            return c == .zero ? EmptyNode() : ConstantNode(color: c)
         case .source(let source):
-            var pixels = source.snapshot
+            var pixels = source.pixels
             if pixels.format.isYUV420 {
-                guard let rgba = try? pixels.converted(to: .rgba32) else { return _EmptyNode() }
+                guard let rgba = try? pixels.converted(to: .rgba32) else { return EmptyNode() }
                 pixels = rgba
             }
-            return _SourceNode(pixels: pixels, premultiply: !source.premultiplied && !pixels.format.isOneComponent)
+            return SourceNode(pixels: pixels, premultiply: !source.premultiplied && !pixels.format.isOneComponent)
         case .crop(let child, _):
-            return _CropNode(child: compile(child, need), bounds: bounds)
+            return CropNode(child: compile(child, need), bounds: bounds)
         case .clamp(let child):
-            let area = _IRect(covering: child.extent)
-            if area.isEmpty { return _EmptyNode() }
-            return _ClampNode(child: compile(child, _ClampNode.source(of: need, in: area)), area: area, slot: slot())
+            let area = PixelRect(covering: child.extent)
+            if area.isEmpty { return EmptyNode() }
+            return ClampNode(child: compile(child, ClampNode.source(of: need, in: area)), area: area, slot: slot())
         case .transform(let child, let t, let hq):
             return compileTransform(child, t, highQuality: hq || highQualityDownsample, need: need, bounds: bounds)
         case .composite(let foreground, let background):
-            return _CompositeNode(
+            return CompositeNode(
                 foreground: compile(foreground, need), background: compile(background, need), bounds: bounds, slot: slot())
         case .blend(let foreground, let background, let mask, let channel):
-            return _BlendNode(
+            return BlendNode(
                 foreground: compile(foreground, need), background: compile(background, need), mask: compile(mask, need),
                 channel: channel, bounds: bounds, slots: (slot(), slot()))
         case .point(let child, let operation):
-            return _PointNode(child: compile(child, need), operation: operation, bounds: bounds)
+            return PointNode(child: compile(child, need), operation: operation, bounds: bounds)
         case .gaussianBlur(let child, let sigma):
             return cached(image, need) {
-                let radius = _gaussianRadius(sigma: sigma)
-                let childBounds = _IRect(covering: child.extent)
+                let radius = gaussianRadius(sigma: sigma)
+                let childBounds = PixelRect(covering: child.extent)
                 let input = need.insetBy(-radius).intersection(childBounds)
-                if input.isEmpty { return _EmptyNode() }
-                if Self.decimatesWideBlurs.load(ordering: .relaxed), let factor = _blurDecimation(sigma: sigma) {
+                if input.isEmpty { return EmptyNode() }
+                if RenderShortcuts.decimatesWideBlurs.load(ordering: .relaxed), let factor = blurDecimation(sigma: sigma) {
                     return decimatedBlur(child, sigma: sigma, factor: factor, childBounds: childBounds, need: need, bounds: bounds)
                 }
                 let pixels = materialize(child, input)
-                let xs = _Taps.gaussian(
+                let xs = FilterTaps.gaussian(
                     outputs: need.x..<need.maxX, sigma: sigma, radius: radius, bounds: input.x..<input.maxX)
-                let ys = _Taps.gaussian(
+                let ys = FilterTaps.gaussian(
                     outputs: need.y..<need.maxY, sigma: sigma, radius: radius, bounds: input.y..<input.maxY)
-                return _MaterializedNode(image: _separableFilter(pixels, x: xs, y: ys), bounds: bounds)
+                return MaterializedNode(image: separableFilter(pixels, x: xs, y: ys), bounds: bounds)
             }
         case .lanczos(let child):
             return cached(image, need) {
-                let input = _IRect(covering: child.extent)
-                if input.isEmpty { return _EmptyNode() }
+                let input = PixelRect(covering: child.extent)
+                if input.isEmpty { return EmptyNode() }
                 let mx = Double(input.w) / Double(bounds.w), my = Double(input.h) / Double(bounds.h)
-                let xs = _Taps.lanczos(
+                let xs = FilterTaps.lanczos(
                     outputs: need.x..<need.maxX, m: mx, c: Double(input.x) - Double(bounds.x) * mx,
                     bounds: input.x..<input.maxX, clampEdges: true)
-                let ys = _Taps.lanczos(
+                let ys = FilterTaps.lanczos(
                     outputs: need.y..<need.maxY, m: my, c: Double(input.y) - Double(bounds.y) * my,
                     bounds: input.y..<input.maxY, clampEdges: true)
                 return resample(child, xs, ys, bounds: bounds)
             }
         }
     }
-
-    /// Whether Gaussian blurs of ``_blurDecimation(sigma:)``'s sizes run on a reduced grid (default) or at full
-    /// resolution: tests compare the two.
-    static let decimatesWideBlurs = Atomic<Bool>(true)
 
     /// A wide Gaussian blur on a grid `factor` times coarser: the child's `factor × factor` blocks are averaged
     /// (rendered a band of tiles at a time, never whole at full size), the block image is blurred with σ/`factor` less
@@ -103,35 +100,35 @@ final class _Compiler {
     /// any region of the output gives the same pixels. O(pixels + pixels·σ/factor²) instead of O(pixels·σ), and the
     /// memory of the blocks instead of three full-size float images.
     private func decimatedBlur(
-        _ child: CIImage, sigma: Float, factor f: Int, childBounds: _IRect, need: _IRect, bounds: _IRect
-    ) -> _PlanNode {
+        _ child: ImageRecipe, sigma: Float, factor f: Int, childBounds: PixelRect, need: PixelRect, bounds: PixelRect
+    ) -> RenderNode {
         func floorDiv(_ a: Int, _ b: Int) -> Int { a >= 0 ? a / b : -((-a + b - 1) / b) }
         // Output pixel x reads block coordinates u = (x + ½)/f − ½ and the block after it.
-        let needBlocks = _IRect(
+        let needBlocks = PixelRect(
             x0: floorDiv(2 * need.x + 1 - f, 2 * f), y0: floorDiv(2 * need.y + 1 - f, 2 * f),
             x1: floorDiv(2 * need.maxX - 1 - f, 2 * f) + 2, y1: floorDiv(2 * need.maxY - 1 - f, 2 * f) + 2)
         let s = sigma / Float(f)
         let blockSigma = (max(s * s - 0.25, 0.25)).squareRoot()
-        let radius = _gaussianRadius(sigma: blockSigma)
+        let radius = gaussianRadius(sigma: blockSigma)
         // Every block those taps reach that the child can cover, so any region of the output sums the same blocks.
-        let childBlocks = _IRect(
+        let childBlocks = PixelRect(
             x0: floorDiv(childBounds.x, f), y0: floorDiv(childBounds.y, f), x1: floorDiv(childBounds.maxX + f - 1, f),
             y1: floorDiv(childBounds.maxY + f - 1, f))
         let blocks = needBlocks.insetBy(-radius).intersection(childBlocks)
-        if blocks.isEmpty { return _EmptyNode() }
-        let full = _IRect(x0: blocks.x * f, y0: blocks.y * f, x1: blocks.maxX * f, y1: blocks.maxY * f)
-        let plan = _Compiler.plan(child, rect: full, highQualityDownsample: highQualityDownsample)
-        let means = _FloatImage(rect: blocks)
-        let shared = _UncheckedSendable(means)
+        if blocks.isEmpty { return EmptyNode() }
+        let full = PixelRect(x0: blocks.x * f, y0: blocks.y * f, x1: blocks.maxX * f, y1: blocks.maxY * f)
+        let plan = PlanCompiler.plan(child, rect: full, highQualityDownsample: highQualityDownsample)
+        let means = FloatImage(rect: blocks)
+        let shared = UncheckedSendable(means)
         // Tiles of whole blocks: `f` rows by a multiple of `f` columns, each writing its own block row segment.
-        let width = max(f, _Renderer.tileWidth / f * f)
+        let width = max(f, BandRenderer.tileWidth / f * f)
         let scale = 1 / Float(f * f)
-        _Renderer.forEachTile(full, slots: plan.slots, width: width, height: f) { tile, context in
+        BandRenderer.forEachTile(full, slots: plan.slots, width: width, height: f) { tile, context in
             let buffer = context.pixels(plan.slots, tile.area)
             plan.root.render(tile, buffer, tile.w, context)
             let out = shared.value.row(floorDiv(tile.y, f)) + (floorDiv(tile.x, f) - blocks.x)
             for b in 0..<(tile.w / f) {
-                var sum = _Pixel.zero
+                var sum = FloatPixel.zero
                 for j in 0..<f {
                     let row = buffer + j * tile.w + b * f
                     for i in 0..<f { sum += row[i] }
@@ -139,32 +136,32 @@ final class _Compiler {
                 out[b] = sum * scale
             }
         }
-        let xs = _Taps.gaussian(
+        let xs = FilterTaps.gaussian(
             outputs: needBlocks.x..<needBlocks.maxX, sigma: blockSigma, radius: radius, bounds: blocks.x..<blocks.maxX)
-        let ys = _Taps.gaussian(
+        let ys = FilterTaps.gaussian(
             outputs: needBlocks.y..<needBlocks.maxY, sigma: blockSigma, radius: radius, bounds: blocks.y..<blocks.maxY)
         // Read back through the bilinear axis transform: output x reads grid coordinate (x + ½)/f − ½.
-        let blurred = _separableFilter(means, x: xs, y: ys)
-        let toGrid = CGAffineTransform(scaleX: 1 / CGFloat(f), y: 1 / CGFloat(f))
-        return _AxisTransformNode(
-            child: _MaterializedNode(image: blurred, bounds: blurred.rect), inverse: toGrid,
+        let blurred = separableFilter(means, x: xs, y: ys)
+        let toGrid = AffineMap.scale(1 / Double(f), 1 / Double(f))
+        return AxisTransformNode(
+            child: MaterializedNode(image: blurred, bounds: blurred.rect), inverse: toGrid,
             bounds: bounds, slots: (slot(), slot(), slot()))
     }
 
     /// Materialises `image` over `rect` with a plan of its own.
-    private func materialize(_ image: CIImage, _ rect: _IRect) -> _FloatImage {
-        _Renderer.materialize(
-            _Compiler.plan(image, rect: rect, highQualityDownsample: highQualityDownsample), rect: rect)
+    private func materialize(_ image: ImageRecipe, _ rect: PixelRect) -> FloatImage {
+        BandRenderer.materialize(
+            PlanCompiler.plan(image, rect: rect, highQualityDownsample: highQualityDownsample), rect: rect)
     }
 
-    private func resample(_ child: CIImage, _ xs: _Taps, _ ys: _Taps, bounds: _IRect) -> _PlanNode {
+    private func resample(_ child: ImageRecipe, _ xs: FilterTaps, _ ys: FilterTaps, bounds: PixelRect) -> RenderNode {
         let columns = xs.inputRange, rows = ys.inputRange
-        let input = _IRect(x0: columns.lowerBound, y0: rows.lowerBound, x1: columns.upperBound, y1: rows.upperBound)
-        if input.isEmpty { return _EmptyNode() }
-        return _MaterializedNode(image: _separableFilter(materialize(child, input), x: xs, y: ys), bounds: bounds)
+        let input = PixelRect(x0: columns.lowerBound, y0: rows.lowerBound, x1: columns.upperBound, y1: rows.upperBound)
+        if input.isEmpty { return EmptyNode() }
+        return MaterializedNode(image: separableFilter(materialize(child, input), x: xs, y: ys), bounds: bounds)
     }
 
-    private func cached(_ image: CIImage, _ need: _IRect, _ make: () -> _PlanNode) -> _PlanNode {
+    private func cached(_ image: ImageRecipe, _ need: PixelRect, _ make: () -> RenderNode) -> RenderNode {
         let key = ObjectIdentifier(image)
         if let hit = cache[key], hit.roi.contains(need) { return hit.node }
         let node = make()
@@ -173,36 +170,36 @@ final class _Compiler {
     }
 
     private func compileTransform(
-        _ child: CIImage, _ t: CGAffineTransform, highQuality: Bool, need: _IRect, bounds: _IRect
-    ) -> _PlanNode {
+        _ child: ImageRecipe, _ t: AffineMap, highQuality: Bool, need: PixelRect, bounds: PixelRect
+    ) -> RenderNode {
         let determinant = t.a * t.d - t.b * t.c
-        guard determinant != 0, determinant.isFinite else { return _EmptyNode() }
+        guard determinant != 0, determinant.isFinite else { return EmptyNode() }
         let inverse = t.inverted()
         if t.b == 0, t.c == 0 {
             if t.a == 1, t.d == 1, t.tx == t.tx.rounded(), t.ty == t.ty.rounded(), abs(t.tx) < 1e9, abs(t.ty) < 1e9 {
                 let dx = Int(t.tx), dy = Int(t.ty)
-                return _TranslateNode(child: compile(child, need.offsetBy(-dx, -dy)), dx: dx, dy: dy, bounds: bounds)
+                return TranslateNode(child: compile(child, need.offsetBy(-dx, -dy)), dx: dx, dy: dy, bounds: bounds)
             }
             if highQuality, t.a > 0, t.d > 0, t.a < 1 || t.d < 1 {
                 // Lanczos, clear beyond the child's edges like the bilinear path.
-                let childBounds = _IRect(covering: child.extent)
-                let xs = _Taps.lanczos(
+                let childBounds = PixelRect(covering: child.extent)
+                let xs = FilterTaps.lanczos(
                     outputs: need.x..<need.maxX, m: Double(inverse.a), c: Double(inverse.tx),
                     bounds: childBounds.x..<childBounds.maxX, clampEdges: false)
-                let ys = _Taps.lanczos(
+                let ys = FilterTaps.lanczos(
                     outputs: need.y..<need.maxY, m: Double(inverse.d), c: Double(inverse.ty),
                     bounds: childBounds.y..<childBounds.maxY, clampEdges: false)
                 return resample(child, xs, ys, bounds: bounds)
             }
-            let node = _AxisTransformNode(
-                child: _EmptyNode(), inverse: inverse, bounds: bounds, slots: (0, 0, 0))
+            let node = AxisTransformNode(
+                child: EmptyNode(), inverse: inverse, bounds: bounds, slots: (0, 0, 0))
             let source = node.sourceRect(need)
-            return _AxisTransformNode(
+            return AxisTransformNode(
                 child: compile(child, source), inverse: inverse, bounds: bounds, slots: (slot(), slot(), slot()))
         }
         rotates = true
-        let probe = _AffineTransformNode(child: _EmptyNode(), inverse: inverse, bounds: bounds, slot: 0)
-        return _AffineTransformNode(
+        let probe = AffineTransformNode(child: EmptyNode(), inverse: inverse, bounds: bounds, slot: 0)
+        return AffineTransformNode(
             child: compile(child, probe.sourceRect(need)), inverse: inverse, bounds: bounds, slot: slot())
     }
 }

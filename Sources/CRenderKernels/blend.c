@@ -1,8 +1,8 @@
 // The 8-bit blend of a premultiplied RGBA foreground and background by an 8-bit mask, with the arithmetic of
-// Core Image's 8-bit render path (PeopleVision's _RenderBytes.swift): per byte f' = round(f·w/255 + b·(255 − w)/255)
+// Core Image's 8-bit render path (PVRender's PixelWords.swift): per byte f' = round(f·w/255 + b·(255 − w)/255)
 // computed as t = f·w + b·(255 − w) + 128, (t + (t >> 8)) >> 8; a straight-alpha foreground is premultiplied on the
 // way, c' = (c·a + 128 + ((c·a + 128) >> 8)) >> 8, opaque pixels left as they are.
-#include "CImageKernels.h"
+#include "CRenderKernels.h"
 
 static inline uint32_t blend_scalar(uint32_t f, uint32_t b, uint32_t w) {
     uint32_t out = 0;
@@ -56,7 +56,7 @@ __attribute__((target("avx2"))) static int blend_avx2(const uint32_t *fg, int pr
 }
 #endif
 
-void cimg_blend_rgba_mask8(const uint32_t *fg, int premultiply, const uint32_t *bg,
+void crk_blend_rgba_mask8(const uint32_t *fg, int premultiply, const uint32_t *bg,
                            const uint8_t *mask, uint32_t *out, int n) {
     int k = 0;
 #if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))

@@ -1,8 +1,9 @@
 // Separable filters over materialised float images: Lanczos-3 resampling and Gaussian blur.
 import Foundation
+import PVImaging
 
 /// The input taps of each output coordinate along one axis.
-struct _Taps {
+struct FilterTaps {
     /// First output coordinate.
     let first: Int
     /// Absolute input index of each output's first tap.
@@ -72,10 +73,10 @@ struct _Taps {
     /// Lanczos-3 taps for outputs whose centres map to input coordinate `u = (o + 0.5)·m + c − 0.5`
     /// (index space). `m > 1` shrinks: the kernel then widens by `m`. Weights sum to 1 before
     /// edge handling.
-    static func lanczos(outputs: Range<Int>, m: Double, c: Double, bounds: Range<Int>, clampEdges: Bool) -> _Taps {
+    static func lanczos(outputs: Range<Int>, m: Double, c: Double, bounds: Range<Int>, clampEdges: Bool) -> FilterTaps {
         let scale = max(1, m)
         let support = 3 * scale
-        return _Taps(outputs: outputs, bounds: bounds, clampEdges: clampEdges) { o in
+        return FilterTaps(outputs: outputs, bounds: bounds, clampEdges: clampEdges) { o in
             let u = (Double(o) + 0.5) * m + c - 0.5
             let lo = Int((u - support).rounded(.down)) + 1, hi = Int((u + support).rounded(.up)) - 1
             var w = [Float]()
@@ -83,7 +84,7 @@ struct _Taps {
             var sum = 0.0
             for i in lo...max(lo, hi) {
                 let t = (Double(i) - u) / scale
-                let v = _lanczos3(t)
+                let v = lanczos3(t)
                 w.append(Float(v))
                 sum += v
             }
@@ -93,39 +94,31 @@ struct _Taps {
     }
 
     /// Gaussian taps `o − radius … o + radius` (normalised to 1); inputs outside `bounds` are clear.
-    static func gaussian(outputs: Range<Int>, sigma: Float, radius: Int, bounds: Range<Int>) -> _Taps {
+    static func gaussian(outputs: Range<Int>, sigma: Float, radius: Int, bounds: Range<Int>) -> FilterTaps {
         var kernel = (-radius...radius).map { Foundation.exp(-Double($0 * $0) / (2 * Double(sigma) * Double(sigma))) }
         let sum = kernel.reduce(0, +)
         kernel = kernel.map { $0 / sum }
         let k = kernel.map(Float.init)
-        return _Taps(outputs: outputs, bounds: bounds, clampEdges: false) { o in (o - radius, k) }
+        return FilterTaps(outputs: outputs, bounds: bounds, clampEdges: false) { o in (o - radius, k) }
     }
-}
-
-/// `sinc(t)·sinc(t/3)` for |t| < 3, else 0.
-func _lanczos3(_ t: Double) -> Double {
-    if t == 0 { return 1 }
-    if abs(t) >= 3 { return 0 }
-    let x = Double.pi * t
-    return 3 * Foundation.sin(x) * Foundation.sin(x / 3) / (x * x)
 }
 
 /// Applies `xTaps` then `yTaps` to `input` (whose rect must cover every tap read), producing
 /// the outputs `xTaps.first…` × `yTaps.first…`.
-func _separableFilter(_ input: _FloatImage, x xTaps: _Taps, y yTaps: _Taps) -> _FloatImage {
-    let out = _IRect(x: xTaps.first, y: yTaps.first, w: xTaps.outputCount, h: yTaps.outputCount)
-    let result = _FloatImage(rect: out)
+func separableFilter(_ input: FloatImage, x xTaps: FilterTaps, y yTaps: FilterTaps) -> FloatImage {
+    let out = PixelRect(x: xTaps.first, y: yTaps.first, w: xTaps.outputCount, h: yTaps.outputCount)
+    let result = FloatImage(rect: out)
     let rows = yTaps.inputRange
     if rows.isEmpty || out.isEmpty {
         result.pixels.update(repeating: .zero, count: max(1, out.area))
         return result
     }
     // Horizontal pass over the input rows the vertical taps read.
-    let middle = _FloatImage(rect: _IRect(x: out.x, y: rows.lowerBound, w: out.w, h: rows.count))
+    let middle = FloatImage(rect: PixelRect(x: out.x, y: rows.lowerBound, w: out.w, h: rows.count))
     let inRect = input.rect
     xTaps.weights.withUnsafeBufferPointer { xw in
-        let xWeights = _UncheckedSendable(xw.baseAddress!)
-        _Renderer.parallelFor(rows.count, work: rows.count * out.w * xTaps.maxTaps) { band in
+        let xWeights = UncheckedSendable(xw.baseAddress!)
+        BandRenderer.parallelFor(rows.count, work: rows.count * out.w * xTaps.maxTaps) { band in
             for r in band {
                 let y = rows.lowerBound + r
                 let destination = middle.row(y)
@@ -137,7 +130,7 @@ func _separableFilter(_ input: _FloatImage, x xTaps: _Taps, y yTaps: _Taps) -> _
                 for o in 0..<out.w {
                     let s = xTaps.start[o], n = xTaps.count[o]
                     let w = xWeights.value + o * xTaps.maxTaps
-                    var acc = _Pixel.zero
+                    var acc = FloatPixel.zero
                     for k in 0..<n { acc += source[s &+ k] * w[k] }
                     destination[o] = acc
                 }
@@ -146,8 +139,8 @@ func _separableFilter(_ input: _FloatImage, x xTaps: _Taps, y yTaps: _Taps) -> _
     }
     // Vertical pass: whole rows at a time.
     yTaps.weights.withUnsafeBufferPointer { yw in
-        let yWeights = _UncheckedSendable(yw.baseAddress!)
-        _Renderer.parallelFor(out.h, work: out.area * yTaps.maxTaps) { band in
+        let yWeights = UncheckedSendable(yw.baseAddress!)
+        BandRenderer.parallelFor(out.h, work: out.area * yTaps.maxTaps) { band in
             for j in band {
                 let destination = result.row(out.y + j)
                 destination.update(repeating: .zero, count: out.w)
@@ -162,4 +155,19 @@ func _separableFilter(_ input: _FloatImage, x xTaps: _Taps, y yTaps: _Taps) -> _
         }
     }
     return result
+}
+
+/// The grid reduction for a Gaussian blur of standard deviation `sigma`: nil below 16 pixels (blurred at full
+/// resolution), else the power of two that leaves 4…8 pixels of `sigma` on the reduced grid, at most 64 (a band of
+/// blocks is rendered at once: 64 rows of float pixels).
+package func blurDecimation(sigma: Float) -> Int? {
+    guard sigma >= 16 else { return nil }
+    var f = 4
+    while sigma / Float(2 * f) >= 4, f < 64 { f *= 2 }
+    return f
+}
+
+/// Kernel half-width for a Gaussian of standard deviation `sigma`: `ceil(3·sigma)`.
+package func gaussianRadius(sigma: Float) -> Int {
+    min(Int((3 * sigma).rounded(.up)), 4096)
 }

@@ -1,0 +1,74 @@
+// Per-pixel colour operations.
+
+final class PointNode: UnaryNode, @unchecked Sendable {
+    let operation: PointOperation
+
+    init(child: RenderNode, operation: PointOperation, bounds: PixelRect) {
+        self.operation = operation
+        super.init(child: child, bounds: bounds)
+    }
+
+    override func renderBytesInside(_ r: PixelRect, _ out: UnsafeMutablePointer<PixelWord>, _ stride: Int, _ ctx: RenderScratch) {
+        guard case .maximumComponent = operation else {
+            super.renderBytesInside(r, out, stride, ctx)
+            return
+        }
+        child.renderBytes(r, out, stride, ctx)
+        for j in 0..<r.h {
+            let o = out + j * stride
+            for k in 0..<r.w {
+                let p = o[k]
+                let m = max(p & 0xFF, max((p &>> 8) & 0xFF, (p &>> 16) & 0xFF))
+                o[k] = m &* 0x0001_0101 | (p & 0xFF00_0000)
+            }
+        }
+    }
+
+    override func renderInside(_ r: PixelRect, _ out: UnsafeMutablePointer<FloatPixel>, _ stride: Int, _ ctx: RenderScratch) {
+        child.render(r, out, stride, ctx)
+        switch operation {
+        case .maximumComponent:
+            for j in 0..<r.h {
+                let o = out + j * stride
+                for k in 0..<r.w {
+                    let p = o[k]
+                    let m = max(p[0], max(p[1], p[2]))
+                    o[k] = SIMD4(m, m, m, p[3])
+                }
+            }
+        case .gamma(let power):
+            for j in 0..<r.h {
+                let o = out + j * stride
+                for k in 0..<r.w {
+                    let p = o[k]
+                    let a = p[3]
+                    guard a > 0 else { continue }
+                    let inv = 1 / a
+                    o[k] = SIMD4(
+                        signedPow(p[0] * inv, power) * a, signedPow(p[1] * inv, power) * a,
+                        signedPow(p[2] * inv, power) * a, a)
+                }
+            }
+        case .colorMatrix(let rv, let gv, let bv, let av, let bias):
+            // Output channel i is dot(vector_i, input): accumulate the matrix's columns.
+            let c0 = SIMD4(rv[0], gv[0], bv[0], av[0]), c1 = SIMD4(rv[1], gv[1], bv[1], av[1])
+            let c2 = SIMD4(rv[2], gv[2], bv[2], av[2]), c3 = SIMD4(rv[3], gv[3], bv[3], av[3])
+            for j in 0..<r.h {
+                let o = out + j * stride
+                for k in 0..<r.w {
+                    let p = o[k]
+                    let a = p[3]
+                    let u = a > 0 ? SIMD4(p[0] / a, p[1] / a, p[2] / a, a) : .zero
+                    var q: FloatPixel = bias
+                    q += c0 * u[0]
+                    q += c1 * u[1]
+                    q += c2 * u[2]
+                    q += c3 * u[3]
+                    let qa = q[3]
+                    q *= SIMD4(qa, qa, qa, 1)
+                    o[k] = q
+                }
+            }
+        }
+    }
+}
