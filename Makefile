@@ -5,7 +5,7 @@ SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 MODELS ?= $(if $(PEOPLEVISION_MODELS),$(PEOPLEVISION_MODELS),$(HOME)/.cache/peoplevision/models)
 
-.PHONY: demo test build release bootstrap bench-inference eval goldens clean
+.PHONY: demo test build release bootstrap bench-inference eval goldens clean check-self-tests check
 
 bootstrap:
 	@scripts/bootstrap
@@ -21,8 +21,19 @@ demo: release
 	@mkdir -p out
 	$(SWIFT) run -c release $(SWIFT_FLAGS) peoplevision greet $(MODELS)/astronaut.png --background $(MODELS)/rocket.jpg -o out/greeting.jpg
 
-test: bootstrap
+# The checkers' self-tests run first, the checks themselves last, so a layer or size violation still lets
+# every test run before it fails the target.
+test: bootstrap check-self-tests
 	$(SWIFT) test $(SWIFT_FLAGS)
+	$(MAKE) check
+
+check-self-tests:
+	scripts/check-layers --self-test
+	scripts/check-sizes --self-test
+
+# Imports against the layer rules of Documentation/Architecture.md; files over 600 lines, functions over 100.
+check:
+	@status=0; scripts/check-layers || status=1; scripts/check-sizes || status=1; exit $$status
 
 bench-inference: release
 	$(SWIFT) run -c release $(SWIFT_FLAGS) peoplevision bench inference
