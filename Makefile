@@ -5,7 +5,7 @@ SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 MODELS ?= $(if $(PEOPLEVISION_MODELS),$(PEOPLEVISION_MODELS),$(HOME)/.cache/peoplevision/models)
 
-.PHONY: demo test build release bootstrap bench-inference eval goldens clean check-self-tests check
+.PHONY: demo test build release bootstrap bench-inference eval goldens clean check-self-tests check fuzz-smoke
 
 bootstrap:
 	@scripts/bootstrap
@@ -25,11 +25,16 @@ demo: release
 # every test run before it fails the target.
 test: bootstrap check-self-tests
 	$(SWIFT) test $(SWIFT_FLAGS)
+	$(MAKE) fuzz-smoke
 	$(MAKE) check
 
 check-self-tests:
 	scripts/check-layers --self-test
 	scripts/check-sizes --self-test
+
+# A few thousand inputs per fuzz target (Fuzz/README.md), sanitized build included.
+fuzz-smoke:
+	Fuzz/run 3000
 
 # Imports against the layer rules of Documentation/Architecture.md; files over 600 lines, functions over 100.
 check:
@@ -45,4 +50,4 @@ goldens:
 	scripts/make-goldens
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz
