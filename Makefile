@@ -5,7 +5,7 @@ SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 MODELS ?= $(if $(PEOPLEVISION_MODELS),$(PEOPLEVISION_MODELS),$(HOME)/.cache/peoplevision/models)
 
-.PHONY: demo test build release bootstrap bench-inference eval goldens clean
+.PHONY: demo test build release bootstrap bench-inference eval goldens clean check-self-tests check fuzz-smoke
 
 bootstrap:
 	@scripts/bootstrap
@@ -21,8 +21,21 @@ demo: release
 	@mkdir -p out
 	$(SWIFT) run -c release $(SWIFT_FLAGS) peoplevision greet $(MODELS)/astronaut.png --background $(MODELS)/rocket.jpg -o out/greeting.jpg
 
-test: bootstrap
+# The checkers (with their self-tests) and a short fuzz run come first, so the test runner's summary ends the output.
+test: bootstrap check-self-tests check fuzz-smoke
 	$(SWIFT) test $(SWIFT_FLAGS)
+
+check-self-tests:
+	scripts/check-layers --self-test
+	scripts/check-sizes --self-test
+
+# A few thousand inputs per fuzz target (Fuzz/README.md), sanitized build included.
+fuzz-smoke:
+	Fuzz/run 3000
+
+# Imports against the layer rules of Documentation/Architecture.md; files over 600 lines, functions over 100.
+check:
+	@status=0; scripts/check-layers || status=1; scripts/check-sizes || status=1; exit $$status
 
 bench-inference: release
 	$(SWIFT) run -c release $(SWIFT_FLAGS) peoplevision bench inference
@@ -34,4 +47,4 @@ goldens:
 	scripts/make-goldens
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

@@ -94,6 +94,13 @@ let package = Package(
         .executableTarget(name: "FacePoseBackground", dependencies: ["PeopleVision"], path: "Examples/FacePoseBackground",
                           exclude: ["README.md"]),
 
+        // Fuzz targets (Fuzz/README.md): replay tools in this build, libFuzzer binaries in Fuzz/run's sanitized one.
+        .target(name: "FuzzDriver", path: "Fuzz/Driver"),
+        .executableTarget(
+            name: "FuzzImageDecoders", dependencies: ["FuzzDriver", "PVImaging"], path: "Fuzz/ImageDecoders", exclude: ["Regressions"]),
+        .executableTarget(
+            name: "FuzzModelReader", dependencies: ["FuzzDriver", "PVTFLite"], path: "Fuzz/ModelReader", exclude: ["Regressions"]),
+
         // Tests, one target per layer.
         .target(name: "PVTestSupport", dependencies: ["PVInference", "PVImaging"], path: "Tests/PVTestSupport"),
         .testTarget(name: "PVTFLiteTests", dependencies: ["PVTFLite", "PVTestSupport"]),

@@ -1,22 +1,20 @@
-// libFuzzer target for the image decoders. Compiled into the PVImaging module by run.sh (so it
-// can call each format's decoder directly, past the sniffing that would reject most mutants).
-// Every input must decode or throw ImagingError; a trap, a sanitizer report, a leak or a
-// time-out is a finding.
+// The image decoders' fuzz target (see Fuzz/README.md). Every input must decode or throw ImagingError; a trap, a
+// sanitizer report, a leak or a time-out is a finding.
 //
-// FUZZ_FORMAT=jpeg|png|webp|heic|any picks the decoder (`any` goes through ImageDecoder).
+// FUZZ_FORMAT=jpeg|png|webp|heic|any picks the decoder (`any` goes through ImageDecoder's sniffing; the others call
+// the format's codec directly, so mutants that break the magic bytes still reach it).
 // FUZZ_MAKE_SEEDS=<dir> writes a seed corpus for FUZZ_FORMAT into <dir> and exits.
 import Foundation
+import FuzzDriver
+// The codecs are internal to PVImaging; both builds of this target compile PVImaging with testing enabled.
+@testable import PVImaging
 
-#if canImport(Glibc)
-    import Glibc
-#endif
+enum FuzzFormat: String { case jpeg, png, webp, heic, any }
 
-private enum FuzzFormat: String { case jpeg, png, webp, heic, any }
-
-private let fuzzFormat: FuzzFormat = {
+let fuzzFormat: FuzzFormat = {
     let name = ProcessInfo.processInfo.environment["FUZZ_FORMAT"] ?? "any"
     guard let format = FuzzFormat(rawValue: name) else {
-        fputs("FUZZ_FORMAT must be jpeg, png, webp, heic or any (got \(name))\n", stderr)
+        fuzzReport("FUZZ_FORMAT must be jpeg, png, webp, heic or any (got \(name))\n")
         exit(2)
     }
     return format
@@ -25,27 +23,29 @@ private let fuzzFormat: FuzzFormat = {
 /// Small limits keep mutated headers that declare huge images from spending the run on memset.
 private let fuzzLimits = ImageLimits(maximumPixelCount: 4_000_000, maximumSide: 8192)
 
-@_cdecl("LLVMFuzzerInitialize")
-public func fuzzInitialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
-    _ = fuzzFormat
-    if let directory = ProcessInfo.processInfo.environment["FUZZ_MAKE_SEEDS"] {
-        do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            for (name, data) in try fuzzSeeds(fuzzFormat) {
-                try data.write(to: URL(fileURLWithPath: directory).appendingPathComponent(name))
+@main
+enum FuzzImageDecoders {
+    static func main() {
+        _ = fuzzFormat
+        if let directory = ProcessInfo.processInfo.environment["FUZZ_MAKE_SEEDS"] {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                for (name, data) in try fuzzSeeds(fuzzFormat) {
+                    try data.write(to: URL(fileURLWithPath: directory).appendingPathComponent(name))
+                }
+                exit(0)
+            } catch {
+                fuzzReport("cannot write seeds: \(error)\n")
+                exit(1)
             }
-            exit(0)
-        } catch {
-            fputs("cannot write seeds: \(error)\n", stderr)
-            exit(1)
         }
+        exit(fuzzMain(decodeOneInput))
     }
-    return 0
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzImageDecoders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = UnsafeRawBufferPointer(start: data, count: size)
+/// The fuzz body: one input through the chosen decoder, with options that vary with the input.
+func decodeOneInput(_ bytes: UnsafeRawBufferPointer) {
+    let size = bytes.count
     // Vary the options with the input so every path (scaling, orientation, 16-bit) gets inputs.
     let options = ImageDecoder.Options(
         limits: fuzzLimits, minimumSize: size % 3 == 0 ? (size % 97, size % 89) : nil,
@@ -54,7 +54,14 @@ public func fuzzImageDecoders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
     switch fuzzFormat {
     case .jpeg:
         _ = try? JPEGCodec.info(bytes)
-        image = try? JPEGCodec.decode(bytes, options: options)
+        image = try? JPEGCodec.decode(bytes, options: options, threads: 1)
+        // The banded decoder takes only large files by default; run it on every input with a restart interval (a DRI
+        // marker), and hold it to the pixels of the single-stream decode.
+        if hasRestartInterval(bytes), let banded = try? JPEGCodec.decode(bytes, options: options, threads: 3, bandedArea: 0),
+            let image
+        {
+            precondition(samePixels(image.pixels, banded.pixels), "the banded decode differs from the single-stream one")
+        }
     case .png:
         _ = try? PNGCodec.info(bytes)
         image = try? PNGCodec.decode(bytes, options: options)
@@ -79,73 +86,20 @@ public func fuzzImageDecoders(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
         image = try? ImageDecoder.decode(data: Data(bytes), options: options)
     }
     if let image, image.orientation != .up { _ = try? image.pixels.applying(image.orientation) }
-    return 0
 }
 
-/// Valid files of every flavour the encoders write, plus EXIF variants and the installed samples.
-private func fuzzSeeds(_ format: FuzzFormat) throws -> [(String, Data)] {
-    func pattern(_ width: Int, _ height: Int, _ pixelFormat: PixelFormat) throws -> PixelBuffer {
-        var buffer = try PixelBuffer(width: width, height: height, format: pixelFormat)
-        let row = buffer.bytesPerRow(), bpp = pixelFormat.bytesPerPixel
-        buffer.withUnsafeMutableBytes { bytes in
-            for y in 0..<height {
-                for x in 0..<width * bpp { bytes[y * row + x] = UInt8(truncatingIfNeeded: x * 7 + y * 13 + (x * y) % 31) }
+private func hasRestartInterval(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    bytes.indices.dropLast().contains { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDD }
+}
+
+private func samePixels(_ a: PixelBuffer, _ b: PixelBuffer) -> Bool {
+    guard a.width == b.width, a.height == b.height, a.format == b.format else { return false }
+    let row = a.width * a.format.bytesPerPixel
+    return a.withUnsafeBytes { p in
+        b.withUnsafeBytes { q in
+            (0..<a.height).allSatisfy { y in
+                memcmp(p.baseAddress! + y * a.bytesPerRow(), q.baseAddress! + y * b.bytesPerRow(), row) == 0
             }
         }
-        return buffer
     }
-    let tiff: [UInt8] = [0x49, 0x49, 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0]
-    let gray = try pattern(23, 17, .oneComponent8), color = try pattern(31, 19, .rgba32), rgb = try pattern(16, 16, .rgb24)
-    var seeds: [(String, Data)] = []
-    switch format {
-    case .jpeg:
-        for quality in [20, 75, 95] {
-            seeds.append(("gray\(quality).jpg", try JPEGCodec.encode(gray, quality: quality)))
-            seeds.append(("color\(quality).jpg", try JPEGCodec.encode(color, quality: quality, exif: tiff)))
-        }
-        seeds.append(("rgb.jpg", try JPEGCodec.encode(rgb, quality: 50)))
-        seeds.append(("progressive.jpg", try JPEGCodec.encode(color, quality: 80, progressive: true)))
-        seeds.append(("cmyk.jpg", try JPEGCodec.encode(color, quality: 80, cmyk: true)))
-        // Large enough to be encoded, and decoded, in bands joined by restart markers.
-        seeds.append(("banded.jpg", try JPEGCodec.encode(try pattern(512, 520, .rgba32), quality: 30, threads: 2)))
-    case .png:
-        seeds.append(("gray.png", try PNGCodec.encode(gray)))
-        seeds.append(("color.png", try PNGCodec.encode(color, exif: tiff)))
-        seeds.append(("rgb.png", try PNGCodec.encode(rgb)))
-        var floats = try PixelBuffer(width: 9, height: 7, format: .oneComponent32Float)
-        let row = floats.bytesPerRow()
-        floats.withUnsafeMutableBytes { bytes in
-            for y in 0..<7 { for x in 0..<9 { bytes.storeBytes(of: Float(x * y) / 48, toByteOffset: y * row + 4 * x, as: Float.self) } }
-        }
-        seeds.append(("gray16.png", try PNGCodec.encode(floats)))
-    case .webp:
-        seeds.append(("lossy.webp", try WebPCodec.encode(color, lossless: false, quality: 60)))
-        seeds.append(("lossless.webp", try WebPCodec.encode(color, lossless: true, quality: 100)))
-        seeds.append(("rgb.webp", try WebPCodec.encode(rgb, lossless: false, quality: 90)))
-    case .heic:
-        seeds.append(("color.heic", try ImageEncoder.encode(color, as: .heic(quality: 50))))
-        seeds.append(("gray.heic", try ImageEncoder.encode(gray, as: .heic(quality: 50))))
-        seeds.append(("rotated.heic", Data(try HEICCodec.encode(.color(color), quality: 40, orientation: .right, exif: tiff))))
-        var depth = try PixelBuffer(width: 8, height: 6, format: .oneComponent32Float)
-        let row = depth.bytesPerRow()
-        depth.withUnsafeMutableBytes { bytes in
-            for y in 0..<6 { for x in 0..<8 { bytes.storeBytes(of: Float(1 + x + y), toByteOffset: y * row + 4 * x, as: Float.self) } }
-        }
-        seeds.append((
-            "mattes.heic",
-            try ImageEncoder.encodeHEIC(
-                color, quality: 40, auxiliaryImages: [HEICAuxiliaryImage(type: .hairMatte, pixels: gray)],
-                depth: HEICDepthMap(values: depth))
-        ))
-    case .any:
-        for other in [FuzzFormat.jpeg, .png, .webp, .heic] { seeds += try fuzzSeeds(other) }
-    }
-    return seeds
-}
-
-/// The fuzz build compiles the codecs without the kernels, whose thread budget this stands in for: two threads, so
-/// large files with restart markers take the banded decoder.
-enum ImagingThreads {
-    static let maximum = 2
-    static func quietPool() {}
 }

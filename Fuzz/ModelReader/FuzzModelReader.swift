@@ -1,37 +1,37 @@
+// The model reader's fuzz target (see Fuzz/README.md): every input must parse or throw ModelError, as a model and as
+// custom-operator options (FlexBuffers); a trap, a sanitizer report or a time-out is a finding.
+//
+// FUZZ_MAKE_SEEDS=<dir> with FUZZ_SEED_MODEL=<file.tflite>: writes each custom operator's options of that model into
+// <dir> as seeds of their own, and exits.
 import Foundation
+import FuzzDriver
+import PVTFLite
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
-// FUZZ_MAKE_SEEDS=<dir> with FUZZ_SEED_MODEL=<file.tflite>: writes each custom operator's options of that model
-// into <dir> as seeds of their own, and exits.
-@_cdecl("LLVMFuzzerInitialize")
-public func fuzzInitialize(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
-) -> CInt {
-    let env = ProcessInfo.processInfo.environment
-    guard let directory = env["FUZZ_MAKE_SEEDS"], let path = env["FUZZ_SEED_MODEL"] else { return 0 }
-    do {
-        let model = try Model(contentsOf: URL(fileURLWithPath: path))
-        for (k, op) in model.operators.enumerated() where !op.customOptions.isEmpty {
-            try Data(op.customOptions).write(to: URL(fileURLWithPath: directory).appendingPathComponent("options-\(k)"))
+@main
+enum FuzzModelReader {
+    static func main() {
+        let env = ProcessInfo.processInfo.environment
+        if let directory = env["FUZZ_MAKE_SEEDS"], let path = env["FUZZ_SEED_MODEL"] {
+            do {
+                let model = try Model(contentsOf: URL(fileURLWithPath: path))
+                for (k, op) in model.operators.enumerated() where !op.customOptions.isEmpty {
+                    try Data(op.customOptions).write(to: URL(fileURLWithPath: directory).appendingPathComponent("options-\(k)"))
+                }
+                exit(0)
+            } catch {
+                fuzzReport("cannot write seeds: \(error)\n")
+                exit(1)
+            }
         }
-        exit(0)
-    } catch {
-        fputs("cannot write seeds: \(error)\n", stderr)
-        exit(1)
+        exit(fuzzMain(readOneInput))
     }
 }
 
-// libFuzzer entry point: every input must either parse or throw ModelError; anything else
-// (a trap, an out-of-bounds read caught by AddressSanitizer, a hang) is a finding.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzModelReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    // The input as custom-operator options too (the corpus holds the attention mesh's).
+/// The fuzz body: the input as a model, and as custom-operator options (the corpus holds the attention mesh's).
+func readOneInput(_ input: UnsafeRawBufferPointer) {
+    let bytes = Array(input)
     readOptions(bytes)
-    guard let model = try? Model(bytes: bytes) else { return 0 }
+    guard let model = try? Model(bytes: bytes) else { return }
     for op in model.operators where !op.customOptions.isEmpty { readOptions(op.customOptions) }
     // Exercise the constant readers and the densifier on whatever parsed.
     for (i, t) in model.tensors.enumerated() {
@@ -40,7 +40,6 @@ public func fuzzModelReader(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
         if t.type == .int32 { _ = try? model.intValues(of: i) }
     }
-    return 0
 }
 
 /// Reads every key of a FlexBuffer map every way an operator might.

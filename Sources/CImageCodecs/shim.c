@@ -3,7 +3,6 @@
 // never past it. State that must survive a longjmp lives in heap structs, not in locals.
 #include "CImageCodecs.h"
 
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,58 +237,183 @@ cimg_status cimg_jpeg_decode(cimg_jpeg_decoder *d, uint8_t *pixels, size_t bytes
     return CIMG_OK;
 }
 
-// Runs `thread` on `count` items of `size` bytes each: item 0 on the calling thread, the others on threads of their own
-// (on the calling thread too when no thread can be had), and returns when all have finished.
-static void run_side_by_side(void *items, size_t size, int count, void *(*thread)(void *)) {
-    pthread_t ids[8];
-    int started[8] = {0};
-    for (int k = 1; k < count && k < 8; k++) started[k] = pthread_create(&ids[k], NULL, thread, (char *)items + k * size) == 0;
-    thread(items);
-    for (int k = 1; k < count && k < 8; k++) {
-        if (started[k]) pthread_join(ids[k], NULL);
-        else thread((char *)items + k * size);
+// Runs `job` on items 0..<count through the caller's runner, or one after the other when there is none.
+static void run_jobs(cimg_run_fn run, void *runner, int count, cimg_job_fn job, void *items) {
+    if (run) {
+        run(runner, count, job, items);
+        return;
     }
+    for (int k = 0; k < count; k++) job(items, k);
 }
 
 // ---- Decoding in bands, for files with restart markers ----------------------------------------------
 
+// What the markers before the scan say about a file that may decode in bands.
+typedef struct jpeg_frame {
+    size_t sof, scan;     // offsets of the SOF marker and of the entropy-coded data
+    unsigned interval;    // restart interval, in MCUs
+    unsigned hmax, vmax;  // largest sampling factors
+    unsigned components;
+} jpeg_frame;
+
+// Reads the markers up to the scan: one baseline or extended sequential Huffman frame of the given size, a restart
+// interval, one scan holding every component. CIMG_UNSUPPORTED for anything else.
+static cimg_status jpeg_band_frame(const uint8_t *data, size_t size, uint32_t width, uint32_t height, jpeg_frame *f) {
+    size_t i = 2;
+    memset(f, 0, sizeof *f);
+    f->hmax = f->vmax = 1;
+    if (size < 4 || data[0] != 0xFF || data[1] != 0xD8) return CIMG_UNSUPPORTED;
+    while (!f->scan) {
+        while (i < size && data[i] == 0xFF && i + 1 < size && data[i + 1] == 0xFF) i++;  // fill bytes
+        if (i + 4 > size || data[i] != 0xFF) return CIMG_UNSUPPORTED;
+        uint8_t m = data[i + 1];
+        size_t len = ((size_t)data[i + 2] << 8) | data[i + 3];
+        if (len < 2 || i + 2 + len > size) return CIMG_UNSUPPORTED;
+        const uint8_t *p = data + i + 4;
+        if (m == 0xC0 || m == 0xC1) {
+            if (f->sof || len < 8) return CIMG_UNSUPPORTED;
+            f->sof = i;
+            f->components = p[5];
+            if (((unsigned)p[1] << 8 | p[2]) != height || ((unsigned)p[3] << 8 | p[4]) != width || p[0] != 8 ||
+                f->components < 1 || len < 8 + 3 * (size_t)f->components)
+                return CIMG_UNSUPPORTED;
+            for (unsigned k = 0; k < f->components; k++) {
+                unsigned hv = p[7 + 3 * k];
+                if ((hv >> 4) > f->hmax) f->hmax = hv >> 4;
+                if ((hv & 15) > f->vmax) f->vmax = hv & 15;
+            }
+        } else if ((m >= 0xC2 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) || m == 0xDC) {
+            return CIMG_UNSUPPORTED;  // progressive, lossless, arithmetic, hierarchical; DNL
+        } else if (m == 0xDD) {
+            if (len != 4) return CIMG_UNSUPPORTED;
+            f->interval = (unsigned)p[0] << 8 | p[1];
+        } else if (m == 0xDA) {
+            if (!f->sof || len < 3 || p[0] != f->components) return CIMG_UNSUPPORTED;
+            f->scan = i + 2 + len;
+        }
+        i += 2 + len;
+    }
+    if (!f->interval || (f->components != 1 && f->components != 3)) return CIMG_UNSUPPORTED;  // CMYK: row by row
+    if (f->components == 1) f->hmax = f->vmax = 1;  // a one-component scan's MCU is one block
+    return CIMG_OK;
+}
+
+// The restart markers of the scan that fall at the start of an MCU row: their offsets (`*at`) and the MCU rows they
+// start (`*row`), malloc'd, `*count` of them. CIMG_UNSUPPORTED when the scan holds another marker than RST0…RST7 in
+// turn before EOI, or no such marker.
+static cimg_status jpeg_band_boundaries(const uint8_t *data, size_t size, const jpeg_frame *f, uint32_t per_row,
+                                        uint32_t mcu_rows, size_t **at, uint32_t **row, size_t *count) {
+    size_t cap = 64, total = 0;
+    *count = 0;
+    *at = malloc(cap * sizeof **at);
+    *row = malloc(cap * sizeof **row);
+    if (!*at || !*row) return CIMG_NO_MEMORY;
+    for (size_t k = f->scan; k + 1 < size;) {
+        const uint8_t *ff = memchr(data + k, 0xFF, size - k - 1);
+        if (!ff) return CIMG_UNSUPPORTED;
+        k = (size_t)(ff - data);
+        uint8_t m = data[k + 1];
+        if (m == 0x00 || m == 0xFF) {
+            k += m == 0x00 ? 2 : 1;
+            continue;
+        }
+        if (m == 0xD9) break;
+        if (m < 0xD0 || m > 0xD7 || (m - 0xD0) != (int)(total % 8)) return CIMG_UNSUPPORTED;  // another scan
+        unsigned long long mcus = (unsigned long long)(total + 1) * f->interval;
+        if (mcus % per_row == 0 && mcus / per_row < mcu_rows) {
+            if (*count == cap) {
+                cap *= 2;
+                size_t *a2 = realloc(*at, cap * sizeof **at);
+                if (a2) *at = a2;
+                uint32_t *r2 = realloc(*row, cap * sizeof **row);
+                if (r2) *row = r2;
+                if (!a2 || !r2) return CIMG_NO_MEMORY;
+            }
+            (*at)[*count] = k;
+            (*row)[*count] = (uint32_t)(mcus / per_row);
+            (*count)++;
+        }
+        total++;
+        k += 2;
+    }
+    return *count ? CIMG_OK : CIMG_UNSUPPORTED;
+}
+
+cimg_status cimg_jpeg_find_bands(const uint8_t *data, size_t size, uint32_t width, uint32_t height, int threads,
+                                 cimg_jpeg_bands *out) {
+    if (!data || !out) return CIMG_BAD_ARGUMENT;
+    memset(out, 0, sizeof *out);
+    if (threads < 2) return CIMG_UNSUPPORTED;
+    if (threads > 8) threads = 8;
+    jpeg_frame f;
+    cimg_status status = jpeg_band_frame(data, size, width, height, &f);
+    if (status != CIMG_OK) return status;
+    uint32_t mcu_h = 8 * f.vmax, per_row = (width + 8 * f.hmax - 1) / (8 * f.hmax);
+    uint32_t mcu_rows = (height + mcu_h - 1) / mcu_h;
+    size_t *at = NULL, count = 0;
+    uint32_t *row = NULL;
+    status = jpeg_band_boundaries(data, size, &f, per_row, mcu_rows, &at, &row, &count);
+    // Up to `threads` bands of about equal height, each starting at a boundary.
+    size_t chosen[8];
+    int n = 1;
+    for (int t = 1; status == CIMG_OK && t < threads; t++) {
+        uint32_t target = (uint32_t)(((unsigned long long)mcu_rows * (unsigned)t + (unsigned)threads / 2) / (unsigned)threads);
+        size_t best = count;
+        for (size_t c = 0; c < count; c++) {
+            if (n > 1 && row[c] <= row[chosen[n - 1]]) continue;
+            if (best == count || (row[c] > target ? row[c] - target : target - row[c]) <
+                                     (row[best] > target ? row[best] - target : target - row[best]))
+                best = c;
+        }
+        if (best == count || row[best] == 0 || (n > 1 && row[best] <= row[chosen[n - 1]])) continue;
+        chosen[n++] = best;
+    }
+    if (status == CIMG_OK && n < 2) status = CIMG_UNSUPPORTED;
+    if (status == CIMG_OK) {
+        out->count = n;
+        out->sof = f.sof;
+        out->scan = f.scan;
+        for (int b = 1; b < n; b++) {
+            out->start[b] = at[chosen[b]];
+            out->first_row[b] = row[chosen[b]] * mcu_h;
+        }
+    }
+    free(at);
+    free(row);
+    return status;
+}
+
 // One band of a banded decode: a standalone stream (the file's headers with the band's height, then the
 // entropy-coded data from the band's restart marker on, markers renumbered from RST0) or, for the first band,
-// the file itself. Rows [first_row, first_row + rows) of the band's own output are stored at `pixels`;
-// the decoder stops after them.
+// the file itself. Rows [skip, skip + rows) of the band's own output are stored at `pixels`; the decoder stops
+// after them.
 typedef struct jpeg_band {
     const uint8_t *data;
     size_t size;
-    uint8_t *owned;  // `data`, when built for the band
     int gray;
     uint32_t skip;  // leading output rows to drop (the previous band wrote them)
     uint32_t rows;  // output rows to store after them
     uint8_t *pixels;
     size_t bytes_per_row;
     uint32_t width;
-    cimg_status status;
 } jpeg_band;
 
-static void jpeg_decode_band(jpeg_band *b) {
-    b->status = CIMG_CORRUPT;
+static cimg_status jpeg_decode_band(const jpeg_band *b) {
     cimg_jpeg_decoder *d = cimg_jpeg_decoder_create(b->data, b->size);
-    if (!d) {
-        b->status = CIMG_NO_MEMORY;
-        return;
-    }
+    if (!d) return CIMG_NO_MEMORY;
     cimg_jpeg_header h;
     uint32_t w = 0, ht = 0;
     if (cimg_jpeg_read_header(d, &h) != CIMG_OK || cimg_jpeg_prepare(d, 1, b->gray, &w, &ht) != CIMG_OK ||
         w != b->width || ht < b->skip + b->rows) {
         cimg_jpeg_decoder_destroy(d);
-        return;
+        return CIMG_CORRUPT;
     }
     struct jpeg_decompress_struct *c = &d->cinfo;
     uint8_t *scratch = malloc(b->bytes_per_row);
     if (!scratch || setjmp(d->err.jump)) {
         free(scratch);
         cimg_jpeg_decoder_destroy(d);
-        return;
+        return CIMG_CORRUPT;
     }
     jpeg_start_decompress(c);
     uint32_t end = b->skip + b->rows;
@@ -302,172 +426,62 @@ static void jpeg_decode_band(jpeg_band *b) {
     jpeg_abort_decompress(c);
     free(scratch);
     cimg_jpeg_decoder_destroy(d);
-    b->status = ok ? CIMG_OK : CIMG_CORRUPT;
+    return ok ? CIMG_OK : CIMG_CORRUPT;
 }
 
-static void *jpeg_band_thread(void *band) {
-    jpeg_decode_band((jpeg_band *)band);
-    return NULL;
-}
-
-cimg_status cimg_jpeg_decode_bands(const uint8_t *data, size_t size, int gray, uint8_t *pixels, size_t bytes_per_row,
-                                   uint32_t width, uint32_t height, int threads) {
-    if (!data || !pixels || threads < 2) return CIMG_UNSUPPORTED;
-    if (threads > 8) threads = 8;
-    // The markers up to the scan: one baseline or extended sequential Huffman frame, a restart interval, one
-    // scan holding every component.
-    size_t i = 2, sof = 0, scan = 0;
-    unsigned interval = 0, hmax = 1, vmax = 1, components = 0;
-    if (size < 4 || data[0] != 0xFF || data[1] != 0xD8) return CIMG_UNSUPPORTED;
-    while (!scan) {
-        while (i < size && data[i] == 0xFF && i + 1 < size && data[i + 1] == 0xFF) i++;  // fill bytes
-        if (i + 4 > size || data[i] != 0xFF) return CIMG_UNSUPPORTED;
-        uint8_t m = data[i + 1];
-        size_t len = ((size_t)data[i + 2] << 8) | data[i + 3];
-        if (len < 2 || i + 2 + len > size) return CIMG_UNSUPPORTED;
-        const uint8_t *p = data + i + 4;
-        if (m == 0xC0 || m == 0xC1) {
-            if (sof || len < 8) return CIMG_UNSUPPORTED;
-            sof = i;
-            components = p[5];
-            if (((unsigned)p[1] << 8 | p[2]) != height || ((unsigned)p[3] << 8 | p[4]) != width || p[0] != 8 ||
-                components < 1 || len < 8 + 3 * (size_t)components)
-                return CIMG_UNSUPPORTED;
-            for (unsigned k = 0; k < components; k++) {
-                unsigned hv = p[7 + 3 * k];
-                if ((hv >> 4) > hmax) hmax = hv >> 4;
-                if ((hv & 15) > vmax) vmax = hv & 15;
-            }
-        } else if ((m >= 0xC2 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) || m == 0xDC) {
-            return CIMG_UNSUPPORTED;  // progressive, lossless, arithmetic, hierarchical; DNL
-        } else if (m == 0xDD) {
-            if (len != 4) return CIMG_UNSUPPORTED;
-            interval = (unsigned)p[0] << 8 | p[1];
-        } else if (m == 0xDA) {
-            if (!sof || len < 3 || p[0] != components) return CIMG_UNSUPPORTED;
-            scan = i + 2 + len;
-        }
-        i += 2 + len;
-    }
-    if (!interval || (components != 1 && components != 3)) return CIMG_UNSUPPORTED;  // CMYK: converted row by row
-    if (components == 1) hmax = vmax = 1;  // a one-component scan's MCU is one block
-    uint32_t mcu_h = 8 * vmax, per_row = (width + 8 * hmax - 1) / (8 * hmax);
-    uint32_t mcu_rows = (height + mcu_h - 1) / mcu_h;
-    // Restart markers that fall at the start of an MCU row: band boundaries to choose from.
-    size_t cap = 64, count = 0, total = 0;
-    size_t *at = malloc(cap * sizeof *at);       // offset of the marker
-    uint32_t *row = malloc(cap * sizeof *row);   // MCU row it starts
-    size_t *index = malloc(cap * sizeof *index); // which marker of the scan it is (0-based)
-    size_t *all = NULL;                          // every marker's offset, for renumbering
-    size_t all_cap = 0;
-    cimg_status status = CIMG_UNSUPPORTED;
-    if (!at || !row || !index) goto done;
-    for (size_t k = scan; k + 1 < size;) {
-        const uint8_t *ff = memchr(data + k, 0xFF, size - k - 1);
-        if (!ff) goto done;
-        k = (size_t)(ff - data);
-        uint8_t m = data[k + 1];
+// The standalone stream of band `k` > 0: the headers up to the scan, the SOF height set to the band's, then the data
+// after the band's restart marker, its restart markers up to EOI renumbered from RST0. Malloc'd; NULL without memory.
+static uint8_t *jpeg_band_stream(const uint8_t *data, size_t size, const cimg_jpeg_bands *bands, int k,
+                                 uint32_t height, size_t *stream_size) {
+    size_t from = bands->start[k] + 2, head = bands->scan, tail = size - from;
+    uint8_t *s = malloc(head + tail);
+    if (!s) return NULL;
+    memcpy(s, data, head);
+    memcpy(s + head, data + from, tail);
+    uint32_t band_height = height - bands->first_row[k];
+    s[bands->sof + 5] = (uint8_t)(band_height >> 8);
+    s[bands->sof + 6] = (uint8_t)(band_height & 0xFF);
+    // cimg_jpeg_find_bands saw only RST markers, in turn, between the scan's start and EOI.
+    size_t n = head + tail, markers = 0;
+    for (size_t i = head; i + 1 < n;) {
+        const uint8_t *ff = memchr(s + i, 0xFF, n - i - 1);
+        if (!ff) break;
+        i = (size_t)(ff - s);
+        uint8_t m = s[i + 1];
         if (m == 0x00 || m == 0xFF) {
-            k += m == 0x00 ? 2 : 1;
+            i += m == 0x00 ? 2 : 1;
             continue;
         }
-        if (m == 0xD9) break;
-        if (m < 0xD0 || m > 0xD7 || (m - 0xD0) != (int)(total % 8)) goto done;  // another scan, or misnumbered
-        if (total == all_cap) {
-            all_cap = all_cap ? 2 * all_cap : 256;
-            size_t *grown = realloc(all, all_cap * sizeof *all);
-            if (!grown) goto done;
-            all = grown;
-        }
-        all[total] = k;
-        unsigned long long mcus = (unsigned long long)(total + 1) * interval;
-        if (mcus % per_row == 0 && mcus / per_row < mcu_rows) {
-            if (count == cap) {
-                cap *= 2;
-                size_t *a2 = realloc(at, cap * sizeof *at);
-                if (a2) at = a2;
-                uint32_t *r2 = realloc(row, cap * sizeof *row);
-                if (r2) row = r2;
-                size_t *i2 = realloc(index, cap * sizeof *index);
-                if (i2) index = i2;
-                if (!a2 || !r2 || !i2) goto done;
-            }
-            at[count] = k;
-            row[count] = (uint32_t)(mcus / per_row);
-            index[count] = total;
-            count++;
-        }
-        total++;
-        k += 2;
+        if (m < 0xD0 || m > 0xD7) break;
+        s[i + 1] = (uint8_t)(0xD0 + markers++ % 8);
+        i += 2;
     }
-    if (!count) goto done;
-    // Up to `threads` bands of about equal height, each starting at a boundary.
-    jpeg_band bands[8];
-    size_t chosen[8];
-    int n = 1;
-    for (int t = 1; t < threads; t++) {
-        uint32_t target = (uint32_t)(((unsigned long long)mcu_rows * (unsigned)t + (unsigned)threads / 2) / (unsigned)threads);
-        size_t best = count;
-        for (size_t c = 0; c < count; c++) {
-            if (n > 1 && row[c] <= row[chosen[n - 1]]) continue;
-            if (best == count || (row[c] > target ? row[c] - target : target - row[c]) <
-                                     (row[best] > target ? row[best] - target : target - row[best]))
-                best = c;
-        }
-        if (best == count || row[best] == 0 || (n > 1 && row[best] <= row[chosen[n - 1]])) continue;
-        chosen[n++] = best;
-    }
-    if (n < 2) goto done;
-    memset(bands, 0, sizeof bands);
-    for (int b = 0; b < n; b++) {
-        uint32_t first = b == 0 ? 0 : row[chosen[b]] * mcu_h;
-        uint32_t last = b + 1 < n ? row[chosen[b + 1]] * mcu_h : height;  // exclusive
-        if (last > height) last = height;
-        jpeg_band *band = &bands[b];
-        band->gray = gray;
-        band->width = width;
-        band->bytes_per_row = bytes_per_row;
-        // A band after the first drops its first row, whose vertical chroma context lies in the band above: the band
-        // above decodes one row further and stores it. So every row comes from a decoder that had its context.
-        band->skip = b == 0 ? 0 : 1;
-        uint32_t store_from = b == 0 ? 0 : first + 1;
-        uint32_t store_to = b + 1 < n ? last + 1 : height;
-        if (store_to > height) store_to = height;
-        band->rows = store_to - store_from;
-        band->pixels = pixels + (size_t)store_from * bytes_per_row;
-        if (b == 0) {
-            band->data = data;
-            band->size = size;
-            continue;
-        }
-        size_t from = at[chosen[b]] + 2, head = scan, tail = size - from;
-        uint8_t *s = malloc(head + tail);
-        if (!s) {
-            status = CIMG_NO_MEMORY;
-            goto cleanup;
-        }
-        memcpy(s, data, head);
-        memcpy(s + head, data + from, tail);
-        uint32_t band_height = height - first;
-        s[sof + 5] = (uint8_t)(band_height >> 8);
-        s[sof + 6] = (uint8_t)(band_height & 0xFF);
-        for (size_t m = index[chosen[b]] + 1; m < total; m++)
-            s[head + (all[m] - from) + 1] = (uint8_t)(0xD0 + (m - index[chosen[b]] - 1) % 8);
-        band->owned = s;
-        band->data = s;
-        band->size = head + tail;
-    }
-    run_side_by_side(bands, sizeof bands[0], n, jpeg_band_thread);
-    status = CIMG_OK;
-    for (int b = 0; b < n; b++)
-        if (bands[b].status != CIMG_OK) status = CIMG_CORRUPT;
-cleanup:
-    for (int b = 0; b < n; b++) free(bands[b].owned);
-done:
-    free(at);
-    free(row);
-    free(index);
-    free(all);
+    *stream_size = n;
+    return s;
+}
+
+cimg_status cimg_jpeg_decode_band(const uint8_t *data, size_t size, const cimg_jpeg_bands *bands, int k, int gray,
+                                  uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height) {
+    if (!data || !bands || !pixels || k < 0 || k >= bands->count || bands->count > 8) return CIMG_BAD_ARGUMENT;
+    int n = bands->count;
+    uint32_t first = bands->first_row[k];
+    uint32_t last = k + 1 < n ? bands->first_row[k + 1] : height;  // exclusive
+    if (last > height) last = height;
+    // A band after the first drops its first row, whose vertical chroma context lies in the band above: the band
+    // above decodes one row further and stores it. So every row comes from a decoder that had its context.
+    uint32_t store_from = k == 0 ? 0 : first + 1;
+    uint32_t store_to = k + 1 < n ? last + 1 : height;
+    if (store_to > height) store_to = height;
+    if (store_from > store_to) return CIMG_CORRUPT;
+    jpeg_band band = {
+        .data = data, .size = size, .gray = gray, .skip = k == 0 ? 0 : 1, .rows = store_to - store_from,
+        .pixels = pixels + (size_t)store_from * bytes_per_row, .bytes_per_row = bytes_per_row, .width = width};
+    if (k == 0) return jpeg_decode_band(&band);
+    uint8_t *stream = jpeg_band_stream(data, size, bands, k, height, &band.size);
+    if (!stream) return CIMG_NO_MEMORY;
+    band.data = stream;
+    cimg_status status = jpeg_decode_band(&band);
+    free(stream);
     return status;
 }
 
@@ -594,10 +608,7 @@ static void jpeg_run_job(jpeg_job *job) {
     job->status = CIMG_OK;
 }
 
-static void *jpeg_job_thread(void *job) {
-    jpeg_run_job((jpeg_job *)job);
-    return NULL;
-}
+static void jpeg_job_at(void *jobs, int k) { jpeg_run_job((jpeg_job *)jobs + k); }
 
 // Offset just past the SOS segment of a file libjpeg wrote (where the entropy-coded data starts), and the
 // offset of the SOF segment's marker; 0 when the structure is not the expected one.
@@ -654,8 +665,8 @@ static cimg_status jpeg_join(jpeg_job *jobs, int count, uint32_t height, uint8_t
 
 cimg_status cimg_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                              cimg_layout layout, int quality, int progressive, const uint8_t *exif,
-                             size_t exif_size, int threads, uint8_t **out, size_t *out_size,
-                             char message[CIMG_MESSAGE_MAX]) {
+                             size_t exif_size, int threads, cimg_run_fn run, void *runner, uint8_t **out,
+                             size_t *out_size, char message[CIMG_MESSAGE_MAX]) {
     message[0] = 0;
     *out = NULL;
     *out_size = 0;
@@ -712,7 +723,7 @@ cimg_status cimg_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32
         j->exif = k == 0 ? exif : NULL;
         j->exif_size = k == 0 ? exif_size : 0;
     }
-    run_side_by_side(jobs, sizeof jobs[0], count, jpeg_job_thread);
+    run_jobs(run, runner, count, jpeg_job_at, jobs);
     cimg_status status = CIMG_OK;
     for (int k = 0; k < count && status == CIMG_OK; k++) {
         if (jobs[k].status != CIMG_OK) {
@@ -1068,10 +1079,7 @@ done:
     }
 }
 
-static void *png_band_thread(void *band) {
-    png_encode_band((png_band *)band);
-    return NULL;
-}
+static void png_band_at(void *bands, int k) { png_encode_band((png_band *)bands + k); }
 
 static void put32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
@@ -1088,11 +1096,12 @@ static void png_put_chunk(uint8_t *b, size_t *n, const char type[4], const uint8
     *n += 12 + length;
 }
 
-// Encodes in `threads` bands of rows (one with one thread), each on a thread of its own; CIMG_UNSUPPORTED when the
-// image or layout is not one this path takes (the caller then uses libpng).
+// Encodes in `threads` bands of rows (one with one thread), run by `run`; CIMG_UNSUPPORTED when the image or layout is
+// not one this path takes (the caller then uses libpng).
 static cimg_status png_encode_bands(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                                     cimg_layout layout, int level, const uint8_t *exif, size_t exif_size, int threads,
-                                    uint8_t **out, size_t *out_size, char message[CIMG_MESSAGE_MAX]) {
+                                    cimg_run_fn run, void *runner, uint8_t **out, size_t *out_size,
+                                    char message[CIMG_MESSAGE_MAX]) {
     int channels, order = 0, color;
     switch (layout) {
     case CIMG_LAYOUT_GRAY8: channels = 1; color = 0; break;
@@ -1120,7 +1129,7 @@ static cimg_status png_encode_bands(const uint8_t *pixels, size_t bytes_per_row,
         b->level = level;
         b->last = k == count - 1;
     }
-    run_side_by_side(bands, sizeof bands[0], count, png_band_thread);
+    run_jobs(run, runner, count, png_band_at, bands);
     cimg_status status = CIMG_OK;
     size_t compressed = 0;
     uLong adler = adler32(0L, Z_NULL, 0);
@@ -1180,7 +1189,8 @@ static cimg_status png_encode_bands(const uint8_t *pixels, size_t bytes_per_row,
 
 cimg_status cimg_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                             cimg_layout layout, int compression_level, const uint8_t *exif, size_t exif_size, int threads,
-                            uint8_t **out, size_t *out_size, char message[CIMG_MESSAGE_MAX]) {
+                            cimg_run_fn run, void *runner, uint8_t **out, size_t *out_size,
+                            char message[CIMG_MESSAGE_MAX]) {
     message[0] = 0;
     *out = NULL;
     *out_size = 0;
@@ -1202,7 +1212,7 @@ cimg_status cimg_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_
         return CIMG_BAD_ARGUMENT;
     }
     cimg_status banded = png_encode_bands(pixels, bytes_per_row, width, height, layout, compression_level, exif,
-                                          exif_size, threads, out, out_size, message);
+                                          exif_size, threads, run, runner, out, out_size, message);
     if (banded != CIMG_UNSUPPORTED) return banded;
     cimg_png_encoder *e = calloc(1, sizeof(cimg_png_encoder));
     if (!e) return CIMG_NO_MEMORY;

@@ -73,21 +73,8 @@ package struct SegmentationBench: ParsableArguments {
         let peer = try Peer(venvName: "peer-venv-mediapipe")
         try peer.prepare(requirements: "requirements-segmentation.txt")
 
-        let dir = peer.root.appendingPathComponent(".build/bench-segmentation")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        log("writing the test images to \(dir.path)")
-        let astronaut = try ImageDecoder.decode(contentsOf: ModelStore.default.url(for: "astronaut.png")).pixels
+        let dir = peer.root.appendingPathComponent(".build/bench-segmentation"), (files, clip) = try Self.writeInputs(to: dir)
         let background = try ModelStore.default.url(for: "rocket.jpg")
-        var files: [URL] = []
-        for size in Self.sizes {
-            let pixels = astronaut.width == size.width && astronaut.height == size.height
-                ? astronaut : try astronaut.resized(width: size.width, height: size.height, method: .bilinear)
-            let file = dir.appendingPathComponent("astronaut-\(size.width)x\(size.height).jpg")
-            try ImageEncoder.encode(pixels, as: .jpeg(quality: 90)).write(to: file, options: .atomic)
-            files.append(file)
-        }
-        let clip = dir.appendingPathComponent("astronaut-1080p.mp4")
-        try Self.writeClip(astronaut, to: clip)
 
         func peerRound() throws -> [String: Double] {
             log("peer: MediaPipe selfie segmentation, \(warmup) + \(iterations) runs per measurement")
@@ -97,14 +84,7 @@ package struct SegmentationBench: ParsableArguments {
                     "--iterations", "\(iterations)", "--warmup", "\(warmup)", "--background", background.path,
                     "--out", dir.path, "--video", clip.path, "--video-runs", "\(videoRuns)",
                 ])
-            var peerMs: [String: Double] = [:]
-            for obj in records {
-                guard let op = obj["op"] as? String, let w = obj["width"] as? Int, let h = obj["height"] as? Int,
-                    let ms = obj["median_ms"] as? Double
-                else { continue }
-                peerMs["\(op) \(w)x\(h)"] = ms
-            }
-            return peerMs
+            return Self.medians(records)
         }
         let levels: [(Quality, String)] = [(.fast, "segment_ms1"), (.balanced, "segment_ms0"), (.accurate, "segment_ms1")]
         let greeted = [Quality.fast, .accurate]
@@ -141,9 +121,8 @@ package struct SegmentationBench: ParsableArguments {
                 ours["video \(quality.rawValue)"] = median(perFrame)
             }
             log("ours: greeting 1080p (Apple's sample code)")
-            let sampleOutput = dir.appendingPathComponent("greeting-ours-sample.jpg")
             ours["greeting sample"] = median(try measure(warmup: warmup, iterations: iterations) {
-                try Self.sampleGreeting(photo: files[1], background: background, output: sampleOutput)
+                try Self.sampleGreeting(photo: files[1], background: background, output: dir.appendingPathComponent("greeting-ours-sample.jpg"))
             })
             return ours
         }
@@ -174,13 +153,12 @@ package struct SegmentationBench: ParsableArguments {
             }
         }
 
-        let peerGreeting = try theirs("greeting", Self.sizes[1])
+        let peerGreeting = try theirs("greeting", Self.sizes[1]), peerVideo = try theirs("video_greeting", Self.sizes[1])
         for quality in greeted {
             row("greeting 1080p (\(quality.rawValue))", ours("greeting \(quality.rawValue)"), "(included)",
                 "imread → process() model_selection=1 → numpy blend → imencode q90", peerGreeting)
         }
         row("greeting 1080p (Apple's sample code, accurate)", ours("greeting sample"), "(included)", "as above", peerGreeting)
-        let peerVideo = try theirs("video_greeting", Self.sizes[1])
         for quality in greeted {
             row("video greeting 1080p (\(quality.rawValue)), per frame", ours("video \(quality.rawValue)"),
                 "(included: H.264 decode and encode)",
@@ -189,6 +167,36 @@ package struct SegmentationBench: ParsableArguments {
         printRatioTable(
             header: ["case", "ours ms (decoded CVPixelBuffer)", "ours ms incl. JPEG decode (handler from URL)", "peer (MediaPipe 0.10.21)", "peer ms"],
             rows: rows, ratios: ratios)
+    }
+
+    /// The peer's medians by "op W×H".
+    static func medians(_ records: [[String: Any]]) -> [String: Double] {
+        var peerMs: [String: Double] = [:]
+        for obj in records {
+            guard let op = obj["op"] as? String, let w = obj["width"] as? Int, let h = obj["height"] as? Int,
+                let ms = obj["median_ms"] as? Double
+            else { continue }
+            peerMs["\(op) \(w)x\(h)"] = ms
+        }
+        return peerMs
+    }
+
+    /// Writes the bench's inputs into `dir`: the astronaut as a JPEG at each of ``sizes``, and a 1080p clip of her.
+    static func writeInputs(to dir: URL) throws -> (files: [URL], clip: URL) {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        log("writing the test images to \(dir.path)")
+        let astronaut = try ImageDecoder.decode(contentsOf: ModelStore.default.url(for: "astronaut.png")).pixels
+        var files: [URL] = []
+        for size in sizes {
+            let pixels = astronaut.width == size.width && astronaut.height == size.height
+                ? astronaut : try astronaut.resized(width: size.width, height: size.height, method: .bilinear)
+            let file = dir.appendingPathComponent("astronaut-\(size.width)x\(size.height).jpg")
+            try ImageEncoder.encode(pixels, as: .jpeg(quality: 90)).write(to: file, options: .atomic)
+            files.append(file)
+        }
+        let clip = dir.appendingPathComponent("astronaut-1080p.mp4")
+        try writeClip(astronaut, to: clip)
+        return (files, clip)
     }
 
     /// A 30-frame 1080p H.264 clip at 30 fps: the astronaut (800×800) crossing a dark frame, 20 px a frame.

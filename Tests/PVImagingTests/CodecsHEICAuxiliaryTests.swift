@@ -185,4 +185,18 @@ import Testing
         let matte = try #require(try HEICReader(data: data).auxiliaryImage(custom))
         #expect(CodecFixtures.pixel(matte, 1, 5)[0] > 240 && CodecFixtures.pixel(matte, 8, 5)[0] < 15)
     }
+
+    /// A file whose items already use the largest 32-bit item ID leaves none for an auxiliary image's items: the merge
+    /// throws instead of overflowing. The file is an input the image-decoder fuzz target found.
+    @Test func mergeRefusesFilesWithoutFreeItemIDs() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let file = [UInt8](
+            try Data(contentsOf: root.appendingPathComponent("Fuzz/ImageDecoders/Regressions/heic/merge-item-id-overflow.heic")))
+        let meta = try file.withUnsafeBytes { try HEIFFile($0).meta }
+        #expect(meta.items.contains { $0.id == UInt32.max })
+        #expect(throws: ImagingError.self) {
+            try HEIFAuxiliaryWriter.merge(primary: file, auxiliaries: [.init(file: file, type: "urn:test")])
+        }
+    }
 }

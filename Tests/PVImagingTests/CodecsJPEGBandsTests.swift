@@ -51,9 +51,9 @@ import CImageCodecs
             let status = data.withUnsafeBytes { file in
                 let rowBytes = out.bytesPerRow()
                 return out.withUnsafeMutableBytes { o in
-                    cimg_jpeg_decode_bands(
-                        file.baseAddress!.assumingMemoryBound(to: UInt8.self), file.count, 0,
-                        o.baseAddress!.assumingMemoryBound(to: UInt8.self), rowBytes, 1024, 768, 2)
+                    JPEGCodec.decodeInBands(
+                        file, gray: false, into: o.baseAddress!.assumingMemoryBound(to: UInt8.self), bytesPerRow: rowBytes,
+                        width: 1024, height: 768, threads: 2)
                 }
             }
             #expect(status == CIMG_UNSUPPORTED)
@@ -132,10 +132,9 @@ import CImageCodecs
         let directRow = direct.bytesPerRow()
         let status = data.withUnsafeBytes { file in
             direct.withUnsafeMutableBytes { out in
-                cimg_jpeg_decode_bands(
-                    file.baseAddress!.assumingMemoryBound(to: UInt8.self), file.count, 0,
-                    out.baseAddress!.assumingMemoryBound(to: UInt8.self), directRow, UInt32(width),
-                    UInt32(height), Int32(decodeThreads))
+                JPEGCodec.decodeInBands(
+                    file, gray: false, into: out.baseAddress!.assumingMemoryBound(to: UInt8.self), bytesPerRow: directRow,
+                    width: UInt32(width), height: UInt32(height), threads: decodeThreads)
             }
         }
         #expect(status == CIMG_OK)
@@ -147,6 +146,37 @@ import CImageCodecs
         }
         #expect(gray.format == (format == .oneComponent8 ? .oneComponent8 : .rgba32))
         #expect(CodecFixtures.identical(one, gray) || format != .oneComponent8)
+    }
+
+    /// `cimg_jpeg_find_bands` splits at restart markers that start MCU rows, in order; each band then decodes on its
+    /// own, in any order and on any thread, to its rows of the single-stream pixels.
+    @Test func bandsAreFoundAtRestartMarkersAndDecodeInAnyOrder() throws {
+        let image = try CodecFixtures.noise(width: 1280, height: 1024, format: .rgba32, seed: 11)
+        let data = try JPEGCodec.encode(image, quality: 80, threads: 4)
+        let bytes = [UInt8](data)
+        var bands = cimg_jpeg_bands()
+        #expect(cimg_jpeg_find_bands(bytes, bytes.count, 1280, 1024, 3, &bands) == CIMG_OK)
+        #expect(bands.count == 3)
+        let starts = withUnsafeBytes(of: bands.start) { Array($0.bindMemory(to: Int.self).prefix(Int(bands.count))) }
+        let rows = withUnsafeBytes(of: bands.first_row) { Array($0.bindMemory(to: UInt32.self).prefix(Int(bands.count))) }
+        #expect(starts[0] == 0 && rows[0] == 0)
+        for k in 1..<Int(bands.count) {
+            #expect(bytes[starts[k]] == 0xFF && (0xD0...0xD7).contains(bytes[starts[k] + 1]), "band \(k) starts at a marker")
+            #expect(rows[k] % 16 == 0 && rows[k] > rows[k - 1], "band \(k) starts an MCU row, below the band above")
+        }
+        var pieces = try PixelBuffer(width: 1280, height: 1024, format: .rgba32)
+        let rowBytes = pieces.bytesPerRow()
+        pieces.withUnsafeMutableBytes { out in
+            for k in (0..<Int(bands.count)).reversed() {
+                let status = cimg_jpeg_decode_band(
+                    bytes, bytes.count, &bands, Int32(k), 0, out.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                    rowBytes, 1280, 1024)
+                #expect(status == CIMG_OK)
+            }
+        }
+        #expect(CodecFixtures.identical(try Self.sequential(data), pieces))
+        // Without a second band to split at, the file is left to the ordinary decoder.
+        #expect(cimg_jpeg_find_bands(bytes, bytes.count, 1280, 1024, 1, &bands) == CIMG_UNSUPPORTED)
     }
 
     @Test("a damaged or cut file decodes in bands exactly as in one stream, or fails the same way")

@@ -110,26 +110,50 @@ cimg_status cimg_jpeg_decode(cimg_jpeg_decoder *decoder, uint8_t *pixels, size_t
 
 #define CIMG_JPEG_MAX_SCANS 500
 
-/// Decodes a whole baseline file at full size (as `cimg_jpeg_prepare` with scale 1 and `gray`, then
-/// `cimg_jpeg_decode`) in up to `threads` (≤ 8) bands side by side, when its restart markers allow: one scan
-/// with every component, and markers at the start of MCU rows to split at (as `cimg_jpeg_encode`'s banded files
-/// and some cameras' have). The pixels are exactly those of a single-stream decode: a band's first row, whose
-/// chroma depends on the row above, is stored by the band above, which decodes one row further. Returns
-/// CIMG_UNSUPPORTED when the file has no such markers (nothing written), any other failure when a band failed
-/// (rows may be partly written); decode the file the ordinary way then, which reports the error.
-cimg_status cimg_jpeg_decode_bands(const uint8_t *data, size_t size, int gray, uint8_t *pixels, size_t bytes_per_row,
-                                   uint32_t width, uint32_t height, int threads);
+/// Where a baseline file splits into bands that decode side by side (`cimg_jpeg_find_bands`).
+typedef struct cimg_jpeg_bands {
+    /// Number of bands (2…8).
+    int32_t count;
+    /// Offsets of the SOF marker and of the entropy-coded data (just past the SOS segment).
+    size_t sof;
+    size_t scan;
+    /// Per band: the offset of the restart marker it starts at, and its first image row (both 0 for the first band).
+    size_t start[8];
+    uint32_t first_row[8];
+} cimg_jpeg_bands;
+
+/// Finds up to `threads` (≤ 8) bands of about equal height in a baseline file of `width` × `height` pixels, when its
+/// restart markers allow: one scan with every component, and markers at the start of MCU rows to split at (as
+/// `cimg_jpeg_encode`'s banded files and some cameras' have). Returns CIMG_UNSUPPORTED when they do not.
+cimg_status cimg_jpeg_find_bands(const uint8_t *data, size_t size, uint32_t width, uint32_t height, int threads,
+                                 cimg_jpeg_bands *bands);
+
+/// Decodes band `k` of `bands` at full size (as `cimg_jpeg_prepare` with scale 1 and `gray`, then `cimg_jpeg_decode`),
+/// as a standalone stream from its restart marker, into its own rows of `pixels` (the whole image: `height` rows of
+/// `bytes_per_row` bytes). Once every band has returned CIMG_OK, the pixels are exactly those of a single-stream
+/// decode: a band's first row, whose chroma depends on the row above, is stored by the band above, which decodes one
+/// row further. Bands of one image write disjoint rows and may run side by side. After a failure (rows may be partly
+/// written), decode the file the ordinary way, which reports the error.
+cimg_status cimg_jpeg_decode_band(const uint8_t *data, size_t size, const cimg_jpeg_bands *bands, int k, int gray,
+                                  uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height);
+
+/// One job of a banded encode: item `k` of `items`.
+typedef void (*cimg_job_fn)(void *items, int k);
+/// Calls `job(items, k)` for every `k` in 0..<`count` and returns when all calls have returned; the calls may run side
+/// by side. The encoders start no threads: the caller's runner decides where their bands run (NULL: one after the
+/// other on the calling thread).
+typedef void (*cimg_run_fn)(void *runner, int count, cimg_job_fn job, void *items);
 
 /// Encodes 8-bit pixels (`layout` GRAY8, RGB8, RGBA8, BGRA8, ARGB8 or CMYK8; alpha is ignored)
 /// as a JPEG with 4:2:0 chroma (4:4:4 at quality >= 95), baseline unless `progressive`. `exif` (a
 /// TIFF structure, may be NULL) is written as an APP1 `Exif\0\0` segment. With `threads` > 1, a
 /// baseline image of at least 512×512 pixels is encoded as up to `threads` (≤ 8) bands of whole MCU
-/// rows side by side, joined with restart markers; it decodes to exactly the same pixels. On success
-/// `*out` is a malloc'd buffer the caller releases with cimg_free.
+/// rows, run by `run` (see `cimg_run_fn`), joined with restart markers; it decodes to exactly the same
+/// pixels. On success `*out` is a malloc'd buffer the caller releases with cimg_free.
 cimg_status cimg_jpeg_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                              cimg_layout layout, int quality, int progressive, const uint8_t *exif,
-                             size_t exif_size, int threads, uint8_t **out, size_t *out_size,
-                             char message[CIMG_MESSAGE_MAX]);
+                             size_t exif_size, int threads, cimg_run_fn run, void *runner, uint8_t **out,
+                             size_t *out_size, char message[CIMG_MESSAGE_MAX]);
 
 // ---------------------------------------------------------------------------------------------
 // PNG (libpng 1.6)
@@ -183,12 +207,13 @@ int cimg_png_exif(cimg_png_decoder *decoder, const uint8_t **out, size_t *out_si
 /// Encodes pixels (`layout` GRAY8, RGB8, RGBA8, BGRA8, ARGB8 or GRAY16) as a non-interlaced PNG
 /// (8-bit, or 16-bit grey for GRAY16) at zlib level `compression_level` (0-9). `exif` (may be
 /// NULL) is written as an eXIf chunk. Rows are Paeth-filtered and compressed with run-length matching. An 8-bit image
-/// of at least 512×512 pixels is written by our own writer (vectorised filter) in up to `threads` (≤ 8) bands of rows
-/// on threads of their own, joined into one zlib stream; others by libpng. On success `*out` is a malloc'd buffer
-/// (cimg_free).
+/// of at least 512×512 pixels is written by our own writer (vectorised filter) in up to `threads` (≤ 8) bands of rows,
+/// run by `run` (see `cimg_run_fn`), joined into one zlib stream; others by libpng. On success `*out` is a malloc'd
+/// buffer (cimg_free).
 cimg_status cimg_png_encode(const uint8_t *pixels, size_t bytes_per_row, uint32_t width, uint32_t height,
                             cimg_layout layout, int compression_level, const uint8_t *exif, size_t exif_size, int threads,
-                            uint8_t **out, size_t *out_size, char message[CIMG_MESSAGE_MAX]);
+                            cimg_run_fn run, void *runner, uint8_t **out, size_t *out_size,
+                            char message[CIMG_MESSAGE_MAX]);
 
 #ifdef __cplusplus
 }

@@ -30,14 +30,16 @@ enum HEIFAuxiliaryWriter {
             meta.locations = try relocate(file.meta, in: raw, idatShift: 0, payload: &payload)
             return (file.fileType, meta)
         }
-        var nextID = (meta.items.map(\.id) + Array(meta.locations.keys) + [meta.primaryItemID]).max()! + 1
+        // Counted wide: a file may already use the largest 32-bit ID.
+        var nextID = UInt64((meta.items.map(\.id) + Array(meta.locations.keys) + [meta.primaryItemID]).max()!) + 1
         for auxiliary in auxiliaries {
             try auxiliary.file.withUnsafeBytes { raw in
                 let source = try HEIFFile(raw).meta
                 var newID: [UInt32: UInt32] = [:]
                 for item in source.items.sorted(by: { $0.id < $1.id }) {
                     guard newID[item.id] == nil else { throw corrupt("item \(item.id) is declared twice") }
-                    newID[item.id] = nextID
+                    guard let id = UInt32(exactly: nextID) else { throw corrupt("no 32-bit item ID is left for item \(item.id)") }
+                    newID[item.id] = id
                     nextID += 1
                 }
                 func mapped(_ id: UInt32) throws -> UInt32 {

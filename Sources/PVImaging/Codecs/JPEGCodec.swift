@@ -1,13 +1,15 @@
 import CImageCodecs
 import Foundation
 import PVCore
+import PVThreads
 
 /// JPEG through libjpeg-turbo, via the `cimg_jpeg_*` shim (which owns every setjmp).
 enum JPEGCodec {
-    /// Decodes a JPEG; a large baseline file with restart markers at MCU-row starts is decoded in up to `threads`
-    /// bands side by side (same pixels).
+    /// Decodes a JPEG; a baseline file of at least `bandedArea` pixels with restart markers at MCU-row starts is
+    /// decoded in up to `threads` bands side by side (same pixels).
     static func decode(
-        _ bytes: UnsafeRawBufferPointer, options: ImageDecoder.Options, threads: Int = ImagingThreads.maximum
+        _ bytes: UnsafeRawBufferPointer, options: ImageDecoder.Options, threads: Int = ImagingThreads.maximum,
+        bandedArea: Int = Self.bandedArea
     ) throws -> DecodedImage {
         let decoder = try Decoder(bytes)
         let header = try decoder.header()
@@ -33,13 +35,11 @@ enum JPEGCodec {
             let out = target.baseAddress!.assumingMemoryBound(to: UInt8.self)
             // A large file with restart markers at MCU-row starts decodes in bands, one per core; any other file, or a
             // band that fails (the ordinary decode then reports why), the ordinary way.
-            if denominator == 1, threads > 1, width * height >= Self.bandedArea {
-                // The bands run on threads of their own: the worker pool's idle threads would spin against them.
-                ImagingThreads.quietPool()
-                let banded = cimg_jpeg_decode_bands(
-                    bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), bytes.count, gray ? 1 : 0, out, row, outWidth,
-                    outHeight, Int32(min(8, threads)))
-                if banded == CIMG_OK { return }
+            if denominator == 1, threads > 1, width * height >= bandedArea,
+                decodeInBands(bytes, gray: gray, into: out, bytesPerRow: row, width: outWidth, height: outHeight, threads: threads)
+                    == CIMG_OK
+            {
+                return
             }
             try decoder.check(cimg_jpeg_decode(decoder.handle, out, row, outWidth, outHeight))
         }
@@ -47,6 +47,31 @@ enum JPEGCodec {
             pixels: pixels, format: .jpeg, orientation: pending, exifOrientation: fileOrientation,
             scaleDenominator: denominator, storedWidth: width, storedHeight: height, hasAlpha: false,
             exif: exif.map { Data($0) })
+    }
+
+    /// Decodes a whole file at full size in up to `threads` (≤ 8) bands side by side on the worker pool, when its
+    /// restart markers allow (`cimg_jpeg_find_bands`): `CIMG_OK` once every band has decoded (exactly the pixels of
+    /// one stream), `CIMG_UNSUPPORTED` when the file does not split (nothing written), another status when a band
+    /// failed (rows may be partly written).
+    static func decodeInBands(
+        _ bytes: UnsafeRawBufferPointer, gray: Bool, into pixels: UnsafeMutablePointer<UInt8>, bytesPerRow: Int,
+        width: UInt32, height: UInt32, threads: Int
+    ) -> cimg_status {
+        guard let data = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return CIMG_UNSUPPORTED }
+        var bands = cimg_jpeg_bands()
+        let found = cimg_jpeg_find_bands(data, bytes.count, width, height, Int32(min(8, threads)), &bands)
+        guard found == CIMG_OK else { return found }
+        let plan = bands
+        var statuses = [cimg_status](repeating: CIMG_OK, count: Int(plan.count))
+        statuses.withUnsafeMutableBufferPointer { statuses in
+            // Each band writes its own rows of `pixels` and its own status, and `forEach` returns after every band.
+            WorkerPool.shared.forEach(count: statuses.count) { k in
+                statuses[k] = withUnsafePointer(to: plan) {
+                    cimg_jpeg_decode_band(data, bytes.count, $0, Int32(k), gray ? 1 : 0, pixels, bytesPerRow, width, height)
+                }
+            }
+        }
+        return statuses.first { $0 != CIMG_OK } ?? CIMG_OK
     }
 
     static func info(_ bytes: UnsafeRawBufferPointer) throws -> ImageInfo {
@@ -79,15 +104,13 @@ enum JPEGCodec {
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = [CChar](repeating: 0, count: Int(CIMG_MESSAGE_MAX))
-        // The bands run on threads of their own: the worker pool's idle threads would spin against them.
-        if threads > 1 { ImagingThreads.quietPool() }
         let status = source.withUnsafeBytes { pixels in
             (exif ?? []).withUnsafeBufferPointer { exifBytes in
                 cimg_jpeg_encode(
                     pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), source.bytesPerRow(),
                     UInt32(source.width), UInt32(source.height), layout, Int32(quality), progressive ? 1 : 0,
-                    exif == nil ? nil : exifBytes.baseAddress, exifBytes.count, Int32(max(1, min(8, threads))), &out,
-                    &size, &message)
+                    exif == nil ? nil : exifBytes.baseAddress, exifBytes.count, Int32(max(1, min(8, threads))),
+                    codecRunJobs, nil, &out, &size, &message)
             }
         }
         return try codecTakeOutput(status: status, out: out, size: size, message: message, format: "JPEG")
@@ -120,6 +143,13 @@ enum JPEGCodec {
             throw codecError(status, format: "JPEG", message: String(cString: cimg_jpeg_decoder_message(handle)))
         }
     }
+}
+
+/// The runner of the encoders' bands (`cimg_run_fn`): the jobs run on the worker pool, the shim starts no threads.
+func codecRunJobs(_ runner: UnsafeMutableRawPointer?, _ count: Int32, _ job: cimg_job_fn?, _ items: UnsafeMutableRawPointer?) {
+    guard let job else { return }
+    // Each job touches only its own item and band, and `forEach` returns after every job.
+    WorkerPool.shared.forEach(count: Int(count)) { k in job(items, Int32(k)) }
 }
 
 /// The shim's layout code for an 8-bit pixel format.

@@ -70,8 +70,6 @@ enum PNGCodec {
     static func encode(
         _ image: PixelBuffer, exif: [UInt8]? = nil, compressionLevel: Int = 6, threads: Int = ImagingThreads.maximum
     ) throws -> Data {
-        // Large images are encoded in bands on threads of their own: the worker pool's idle threads would spin against them.
-        if threads > 1, image.width * image.height >= 512 * 512 { ImagingThreads.quietPool() }
         var out: UnsafeMutablePointer<UInt8>?
         var size = 0
         var message = [CChar](repeating: 0, count: Int(CIMG_MESSAGE_MAX))
@@ -84,7 +82,8 @@ enum PNGCodec {
                     cimg_png_encode(
                         pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), image.width * 2, UInt32(image.width),
                         UInt32(image.height), CIMG_LAYOUT_GRAY16, Int32(compressionLevel),
-                        exif == nil ? nil : exifBytes.baseAddress, exifBytes.count, Int32(threads), &out, &size, &message)
+                        exif == nil ? nil : exifBytes.baseAddress, exifBytes.count, Int32(threads), codecRunJobs, nil, &out,
+                        &size, &message)
                 }
             }
         case .oneComponent8, .rgb24, .rgba32, .bgra32, .argb32:
@@ -93,8 +92,8 @@ enum PNGCodec {
                     cimg_png_encode(
                         pixels.baseAddress!.assumingMemoryBound(to: UInt8.self), image.bytesPerRow(),
                         UInt32(image.width), UInt32(image.height), codecLayout(image.format), Int32(compressionLevel),
-                        exif == nil ? nil : exifBytes.baseAddress, exifBytes.count, Int32(min(threads, 8)), &out, &size,
-                        &message)
+                        exif == nil ? nil : exifBytes.baseAddress, exifBytes.count, Int32(min(threads, 8)), codecRunJobs,
+                        nil, &out, &size, &message)
                 }
             }
         case .yuv420BiPlanarFullRange, .yuv420BiPlanarVideoRange:

@@ -156,8 +156,7 @@ func boxFilter<L: SampleLoader>(
                         for x in 0..<interiorStart { edge(x) }
                         for x in interiorStart..<interiorEnd {
                             put(x, acc * invFull)
-                            let d = col8[x &+ r &+ 1] - col8[x &- r]
-                            acc += d
+                            acc += col8[x &+ r &+ 1] - col8[x &- r]  // the difference first, off the chain
                         }
                         for x in interiorEnd..<w { edge(x) }
                         if y + 8 < band.upperBound { slide(from: y + 7) }
@@ -198,8 +197,7 @@ func boxFilter<L: SampleLoader>(
                     for x in 0..<interiorStart { edge(x) }
                     for x in interiorStart..<interiorEnd {
                         rowOut[x &* c &+ ch] = acc * invFull
-                        let d: Float = colSum[(x &+ r &+ 1) &* c &+ ch] - colSum[(x &- r) &* c &+ ch]
-                        acc += d
+                        acc += colSum[(x &+ r &+ 1) &* c &+ ch] - colSum[(x &- r) &* c &+ ch]
                     }
                     for x in interiorEnd..<w { edge(x) }
                 }

@@ -155,19 +155,10 @@ public final class HandLandmarker: Sendable {
         // strong palms' hands so far and those still running cannot reach maxHands without it), by whichever job
         // settles that, and never once it cannot be; so a core freed early takes it instead of waiting for the
         // others. The hands are merged afterwards in the same order as running the steps one after the other.
-        struct Found {
-            var strong: [Int: HandPose?] = [:]
-            var strongCount = 0
-            var weak: [Detection] = []
-            var weakTried: [Int: Result<HandPose?, any Error>] = [:]
-            /// Weak palms whose use is settled (queued, or known not to be needed).
-            var weakSettled = Set<Int>()
-            var people: Result<[PersonPose], any Error>?
-        }
-        let found = Mutex(Found())
+        let found = Mutex(PalmSearch())
         let maxHands = options.maxHands
         // The finished strong palms' hands, merged in palm order as `insert` does.
-        @Sendable func strongHands(_ f: Found) -> [HandPose] {
+        @Sendable func strongHands(_ f: PalmSearch) -> [HandPose] {
             var hands: [HandPose] = []
             for k in f.strong.keys.sorted() { if let hand = f.strong[k] ?? nil { insert(hand, into: &hands) } }
             return hands
@@ -178,19 +169,7 @@ public final class HandLandmarker: Sendable {
         // palms still running only shrink.
         @Sendable func queueSettledWeakPalms(_ queue: JobQueue) {
             guard weakEarly else { return }
-            let ready: [(Int, Detection)] = found.withLock { f in
-                let hands = strongHands(f).count, pending = f.strongCount - f.strong.count
-                var ready: [(Int, Detection)] = []
-                for j in 0..<min(maxHands, f.weak.count) where !f.weakSettled.contains(j) {
-                    if hands >= maxHands - j {
-                        f.weakSettled.insert(j)
-                    } else if hands + pending < maxHands - j {
-                        f.weakSettled.insert(j)
-                        ready.append((j, f.weak[j]))
-                    }
-                }
-                return ready
-            }
+            let ready = found.withLock { $0.settleWeakPalms(maxHands: maxHands, strongHands: strongHands($0).count) }
             for (j, palm) in ready {
                 queue.add { @Sendable [self] _ in
                     let outcome = Result { try weakPalmHand(palm, in: image) }
@@ -245,6 +224,33 @@ public final class HandLandmarker: Sendable {
         }
         hands.sort { $0.size > $1.size }
         return Array(hands.prefix(options.maxHands))
+    }
+
+    /// What the palm search of one ``detect(in:bodies:)`` call has found so far.
+    private struct PalmSearch {
+        var strong: [Int: HandPose?] = [:]
+        var strongCount = 0
+        var weak: [Detection] = []
+        var weakTried: [Int: Result<HandPose?, any Error>] = [:]
+        /// Weak palms whose use is settled (queued, or known not to be needed).
+        var weakSettled = Set<Int>()
+        var people: Result<[PersonPose], any Error>?
+
+        /// The weak palms whose use `strongHands` (the finished strong palms' hands) now settles as needed, marked
+        /// settled; those it settles as not needed are marked too.
+        mutating func settleWeakPalms(maxHands: Int, strongHands hands: Int) -> [(Int, Detection)] {
+            let pending = strongCount - strong.count
+            var ready: [(Int, Detection)] = []
+            for j in 0..<min(maxHands, weak.count) where !weakSettled.contains(j) {
+                if hands >= maxHands - j {
+                    weakSettled.insert(j)
+                } else if hands + pending < maxHands - j {
+                    weakSettled.insert(j)
+                    ready.append((j, weak[j]))
+                }
+            }
+            return ready
+        }
     }
 
     /// The best weak palm per missing hand, merged in palm order: those already tried (`tried`, by index), the others
