@@ -254,15 +254,12 @@ package struct SegmentationBench: ParsableArguments {
     }
 
     /// A segmentation level, named as `--quality` names it.
-    enum Quality: String {
-        case fast, balanced, accurate
+    enum Quality: String, CaseIterable {
+        // In the order of Vision's raw values (accurate 0, balanced 1, fast 2).
+        case accurate, balanced, fast
 
         var level: VNGeneratePersonSegmentationRequest.QualityLevel {
-            switch self {
-            case .fast: return .fast
-            case .balanced: return .balanced
-            case .accurate: return .accurate
-            }
+            .init(rawValue: UInt(Self.allCases.firstIndex(of: self)!))!
         }
     }
 }

@@ -24,12 +24,6 @@ public enum ImagingThreads {
         return CPUBudget.available
     }()
 
-    /// Sends the worker pool's idle threads to sleep until its next job, for work about to run on threads of its own
-    /// (the JPEG codec's bands), which a thread spin-checking for work would keep from a core.
-    static func quietPool() {
-        SpinningPools.quiet(.workers)
-    }
-
     /// Below this many units of work (roughly pixel-taps) a kernel stays on the calling thread.
     static let minimumParallelWork = 1 << 18
 
