@@ -24,6 +24,8 @@ package final class JobQueue: Sendable {
     /// have returned.
     package static func run(_ jobs: [(job: Job, mayAddJobs: Bool)]) throws {
         let queue = JobQueue()
+        // A lone job that adds none runs on the caller: handing it to the pool would only wake a worker for nothing.
+        if jobs.count == 1, !jobs[0].mayAddJobs { return try jobs[0].job(queue) }
         queue.state.withLock { $0.jobs = jobs.map { ($0.job, $0.mayAddJobs) } }
         WorkerPool.shared.forEach(count: WorkerPool.shared.workers + 1) { _ in queue.drain() }
         if let failure = queue.state.withLock({ $0.failure }) { throw failure }
