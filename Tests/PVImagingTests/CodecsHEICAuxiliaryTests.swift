@@ -199,4 +199,19 @@ import Testing
             try HEIFAuxiliaryWriter.merge(primary: file, auxiliaries: [.init(file: file, type: "urn:test")])
         }
     }
+
+    /// A grid that is also the alpha plane of its own tile (`dimg` 4 → 2, `auxl` 4 → 2, with a corrupt size on the
+    /// `auxl` box that libheif reads past) is refused before libheif sees it: libheif followed the cycle, starting
+    /// threads within threads until memory ran out, so without the check this test does not end. Both the reference
+    /// check and a whole decode are asked; files whose references form no cycle are unaffected (the other HEIC tests).
+    /// The file is a fuzzing find.
+    @Test func referenceCyclesAreRefused() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let file = try Data(contentsOf: root.appendingPathComponent("Fuzz/ImageDecoders/Regressions/heic/reference-cycle.heic"))
+        _ = file.withUnsafeBytes { raw in
+            #expect(throws: ImagingError.self) { try HEICCodec.checkReferenceCycles(raw) }
+        }
+        #expect(throws: ImagingError.self) { try ImageDecoder.decode(data: file) }
+    }
 }

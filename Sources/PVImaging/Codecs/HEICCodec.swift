@@ -390,6 +390,50 @@ enum HEICCodec {
     // MARK: libheif plumbing
 
     /// Owns a `heif_context` reading `bytes` without copying them: use it only while they live.
+    /// Refuses files whose items depend on each other in a cycle. Decoding an item needs the items it is derived from
+    /// (`dimg`: a grid's tiles) and its auxiliary images (`auxl`: an alpha plane), and libheif 1.15 follows both
+    /// without checking for cycles: a grid that was also the alpha of its own tile made it start threads within
+    /// threads until memory ran out (found by fuzzing). The references are read field by field, as libheif reads
+    /// them, whatever sizes their boxes declare.
+    static func checkReferenceCycles(_ bytes: UnsafeRawBufferPointer) throws {
+        var needs: [UInt32: [UInt32]] = [:]
+        for (type, from, to) in itemReferences(bytes) {
+            if type == "dimg" { needs[from, default: []] += to }
+            if type == "auxl" { for image in to { needs[image, default: []].append(from) } }
+        }
+        // Depth-first; `path` holds the items being visited.
+        var done = Set<UInt32>(), path = Set<UInt32>()
+        func visit(_ item: UInt32) throws {
+            if done.contains(item) { return }
+            guard path.insert(item).inserted else {
+                throw ImagingError(.corruptData, "HEIC item \(item) depends on itself through its derived or auxiliary images")
+            }
+            for next in needs[item] ?? [] { try visit(next) }
+            path.remove(item)
+            done.insert(item)
+        }
+        for item in needs.keys.sorted() { try visit(item) }
+    }
+
+    /// The `iref` entries of the file's `meta` box (empty when it has none or cannot be found).
+    private static func itemReferences(_ bytes: UnsafeRawBufferPointer) -> [(FourCC, UInt32, [UInt32])] {
+        guard let meta = (try? ISOBox.list(bytes, from: 0, to: bytes.count))?.first(where: { $0.type == "meta" }),
+            let iref = (try? ISOBox.list(bytes, from: meta.payload + 4, to: meta.end))?.first(where: { $0.type == "iref" })
+        else { return [] }
+        var reader = ISOReader(bytes, from: iref.payload, to: iref.end)
+        var found: [(FourCC, UInt32, [UInt32])] = []
+        guard let version = try? reader.u8(), (try? reader.skip(3)) != nil else { return [] }
+        let idSize = version == 0 ? 2 : 4
+        while reader.remaining >= 8 + idSize + 2 {
+            guard (try? reader.skip(4)) != nil, let type = try? reader.fourCC(), let from = try? reader.uint(idSize),
+                let count = try? reader.u16(), reader.remaining >= Int(count) * idSize
+            else { break }
+            let to = (0..<Int(count)).compactMap { _ in (try? reader.uint(idSize)).map(UInt32.init) }
+            found.append((type, UInt32(from), to))
+        }
+        return found
+    }
+
     final class Context {
         let pointer: OpaquePointer
 
@@ -399,6 +443,7 @@ enum HEICCodec {
             guard let pointer = heif_context_alloc() else { throw ImagingError(.tooLarge, "out of memory") }
             self.pointer = pointer
             heif_context_set_maximum_image_size_limit(pointer, Int32(clamping: limits.maximumSide))
+            try HEICCodec.checkReferenceCycles(bytes)
             try HEICCodec.check(
                 heif_context_read_from_memory_without_copy(pointer, bytes.baseAddress, bytes.count, nil), "reading")
         }
