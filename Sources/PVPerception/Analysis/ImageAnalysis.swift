@@ -12,10 +12,9 @@ package final class ImageAnalysis: Sendable {
     package let faces: FaceAnalysis
 
     private struct State {
-        /// The body pipeline's people: the whole-image pass, and the multi-scale search when asked for (with how many
-        /// of its people, the first ones, the whole-image pass found).
+        /// The body pipeline's people: the whole-image pass, and the multi-scale search when asked for.
         var wholeImagePeople: [PersonPose]?
-        var multiScalePeople: (people: [PersonPose], wholeImage: Int)?
+        var multiScalePeople: [PersonPose]?
         /// The accurate person-mask level's work, without the guide statistics (several times larger than the rest;
         /// the refinement computes them again).
         var fusion: PersonSegmenter.Fusion?
@@ -45,24 +44,20 @@ package final class ImageAnalysis: Sendable {
     /// otherwise the whole-image pass only. A multi-scale search continues from a whole-image pass already made, and
     /// its result also serves a whole-image request.
     package func people(multiScale: Bool = true) throws -> [PersonPose] {
-        let known = state.withLock { s in s.multiScalePeople?.people ?? (multiScale ? nil : s.wholeImagePeople) }
+        let known = state.withLock { s in s.multiScalePeople ?? (multiScale ? nil : s.wholeImagePeople) }
         if let known { return known }
-        if multiScale { return try multiScaleSearch().people }
         let landmarker = try Pipelines.bodyLandmarker()
+        if multiScale {
+            let whole = state.withLock { $0.wholeImagePeople }
+            let people = try landmarker.detectMultiScale(
+                in: image, maxPeople: Pipelines.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
+                tilesBeside: whole == nil && CPUBudget.available > 1, wholeImage: whole)
+            state.withLock { $0.multiScalePeople = people }
+            return people
+        }
         let people = try landmarker.detect(in: image, detectorTiling: nil, maxPeople: Pipelines.maxPeople)
         state.withLock { $0.wholeImagePeople = people }
         return people
-    }
-
-    /// The body pipeline's multi-scale search (made once), with how many of its people the whole-image pass found.
-    private func multiScaleSearch() throws -> (people: [PersonPose], wholeImage: Int) {
-        if let known = state.withLock({ $0.multiScalePeople }) { return known }
-        let whole = state.withLock { $0.wholeImagePeople }
-        let found = try Pipelines.bodyLandmarker().detectMultiScale(
-            in: image, maxPeople: Pipelines.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
-            tilesBeside: whole == nil && CPUBudget.available > 1, wholeImage: whole)
-        state.withLock { $0.multiScalePeople = found }
-        return found
     }
 
     /// The accurate person-mask level's work up to its fused grid (``PersonSegmenter/fuse(_:people:)``), shared by the

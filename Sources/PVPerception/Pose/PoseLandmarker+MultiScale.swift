@@ -89,18 +89,17 @@ extension PoseLandmarker {
         throws -> [PersonPose]
     {
         try detectMultiScale(
-            in: image, maxPeople: maxPeople, options: multi, tilesBeside: CPUBudget.available > 1
-        ).people
+            in: image, maxPeople: maxPeople, options: multi, tilesBeside: CPUBudget.available > 1)
     }
 
     /// ``detectMultiScale(in:maxPeople:options:)``; `tilesBeside` lets tiles be searched beside the whole-image pass's
     /// detector and landmark run (same result, sooner on several cores). `wholeImage`, when given, is the whole-image pass's
     /// result already at hand (``detect(in:)``'s on the same image, for example): the search starts from it instead
-    /// of running that pass again. Also returns how many of the people (the first ones) the whole-image pass found.
+    /// of running that pass again.
     func detectMultiScale(
         in image: PixelBuffer, maxPeople: Int, options multi: MultiScaleOptions, tilesBeside: Bool,
         wholeImage: [PersonPose]? = nil
-    ) throws -> (people: [PersonPose], wholeImage: Int) {
+    ) throws -> [PersonPose] {
         try multi.validate()
         guard (1...64).contains(maxPeople) else {
             throw PerceptionError(.invalidArgument, "maxPeople \(maxPeople) is outside 1…64")
@@ -117,10 +116,9 @@ extension PoseLandmarker {
             let found = try detector.detect(in: image, minScore: options.minDetectionScore)
             people = try landmarkWholeImage(found, in: image, maxPeople: maxPeople)
         }
-        let fromWholeImage = people.count
-        guard people.count < maxPeople else { return (people, fromWholeImage) }
+        guard people.count < maxPeople else { return people }
         try searchTiles(search, adding: &people, maxPeople: maxPeople, options: multi)
-        return (people, fromWholeImage)
+        return people
     }
 
     /// The tile search of one image: its tiles and what is known of them so far. The whole-image pass and the tile

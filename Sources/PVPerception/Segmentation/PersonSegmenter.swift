@@ -194,8 +194,7 @@ public final class PersonSegmenter: Sendable {
             ? found
             : try landmarker!.detectMultiScale(
                 in: image, maxPeople: landmarker!.options.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
-                tilesBeside: false, wholeImage: found
-            ).people
+                tilesBeside: false, wholeImage: found)
         guard !people.isEmpty else {
             return Fusion(imageWidth: W, imageHeight: H, factor: factor, fused: nil, statistics: statistics, people: [])
         }
