@@ -39,6 +39,19 @@ struct SharedAnalysisTests {
         #expect(again == 0)
     }
 
+    @Test("Person mask, instances and the body requests share the pose runs: the landmarker once per person")
+    func maskAndBodyRequestsShareThePoseRuns() throws {
+        let tiles = PoseLandmarker.MultiScaleOptions().tiles(width: 512, height: 512).count
+        // Either order: whichever request comes first makes the runs the other takes.
+        for requests in ["segmentation,instances,bodies,bodies3d,humans", "bodies,bodies3d,humans,segmentation,instances"] {
+            let (runs, again) = try Self.runs(requests)
+            #expect(runs["pose_landmark_full"] == 1, "\(requests): \(runs)")
+            let detector = try #require(runs["pose_detection"])
+            #expect(detector >= 1 && detector <= 1 + tiles, "\(requests): \(runs), \(tiles) tiles")
+            #expect(again == 0)
+        }
+    }
+
     @Test("Person mask and instances share one fusion")
     func maskAndInstancesShareTheFusion() throws {
         let (runs, again) = try Self.runs("segmentation,instances")

@@ -120,10 +120,10 @@ struct PoseLandmarkerTests {
         for list in [detections, detections + detections.reversed(), detections.flatMap { [$0, $0] }] {
             var one: [PersonPose] = [], two: [PersonPose] = []
             try landmarker.runLandmarks(
-                for: list, in: image, into: &one, maxPeople: 8, sideBySide: false, skip: { _, _ in false }
+                for: list, in: image, into: &one, maxPeople: 8, runs: nil, sideBySide: false, skip: { _, _ in false }
             ) { landmarker.add($0, to: &$1) }
             try landmarker.runLandmarks(
-                for: list, in: image, into: &two, maxPeople: 8, sideBySide: true, skip: { _, _ in false }
+                for: list, in: image, into: &two, maxPeople: 8, runs: nil, sideBySide: true, skip: { _, _ in false }
             ) { landmarker.add($0, to: &$1) }
             #expect(one.count == 2 && two.count == one.count)
             for (a, b) in zip(one, two) {
@@ -133,11 +133,11 @@ struct PoseLandmarkerTests {
             // With a skip rule that depends on the people merged so far, and a budget of one.
             var three: [PersonPose] = [], four: [PersonPose] = []
             try landmarker.runLandmarks(
-                for: list, in: image, into: &three, maxPeople: 1, sideBySide: false,
+                for: list, in: image, into: &three, maxPeople: 1, runs: nil, sideBySide: false,
                 skip: PoseLandmarker.isOnAFoundHead
             ) { landmarker.add($0, to: &$1) }
             try landmarker.runLandmarks(
-                for: list, in: image, into: &four, maxPeople: 1, sideBySide: true,
+                for: list, in: image, into: &four, maxPeople: 1, runs: nil, sideBySide: true,
                 skip: PoseLandmarker.isOnAFoundHead
             ) { landmarker.add($0, to: &$1) }
             #expect(three.count == 1 && four.count == 1)

@@ -296,7 +296,7 @@ struct FaceEndToEndTests {
         let image = try ImageDecoder.decode(contentsOf: TestFiles.installed("astronaut.png")).pixels.converted(to: .rgba32)
         func quality(_ pixels: PixelBuffer) throws -> Float {
             let request = VNDetectFaceCaptureQualityRequest()
-            #expect(request.revision == 2)
+            #expect(request.revision == VNDetectFaceCaptureQualityRequestRevision3)
             try VNImageRequestHandler(cgImage: CGImage(buffer: pixels)).perform([request])
             return try #require(request.results?.first?.faceCaptureQuality)
         }

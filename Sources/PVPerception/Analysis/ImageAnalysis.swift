@@ -10,6 +10,8 @@ package final class ImageAnalysis: Sendable {
     package let image: PixelBuffer
     /// Faces: detections and meshes.
     package let faces: FaceAnalysis
+    /// The pose models' runs, shared by the body pipeline and the accurate person mask's pose pass.
+    package let poseRuns = PoseRuns(clusterScore: Pipelines.bodyDetectionScore)
 
     private struct State {
         /// The body pipeline's people: the whole-image pass, and the multi-scale search when asked for.
@@ -51,11 +53,11 @@ package final class ImageAnalysis: Sendable {
             let whole = state.withLock { $0.wholeImagePeople }
             let people = try landmarker.detectMultiScale(
                 in: image, maxPeople: Pipelines.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
-                tilesBeside: whole == nil && CPUBudget.available > 1, wholeImage: whole)
+                tilesBeside: whole == nil && CPUBudget.available > 1, wholeImage: whole, runs: poseRuns)
             state.withLock { $0.multiScalePeople = people }
             return people
         }
-        let people = try landmarker.detect(in: image, detectorTiling: nil, maxPeople: Pipelines.maxPeople)
+        let people = try landmarker.detect(in: image, detectorTiling: nil, maxPeople: Pipelines.maxPeople, runs: poseRuns)
         state.withLock { $0.wholeImagePeople = people }
         return people
     }
@@ -66,7 +68,7 @@ package final class ImageAnalysis: Sendable {
     /// returns weakly detected people whose pose masks, fused, bleed into their neighbours.
     package func accurateFusion() throws -> PersonSegmenter.Fusion {
         if let known = state.withLock({ $0.fusion }) { return known }
-        let made = try Pipelines.segmenter(.accurate).fuse(image)
+        let made = try Pipelines.segmenter(.accurate).fuse(image, runs: poseRuns)
         state.withLock { $0.fusion = $0.fusion ?? made.droppingGuideStatistics() }
         return made
     }

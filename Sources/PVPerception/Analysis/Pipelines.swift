@@ -12,6 +12,11 @@ package enum Pipelines {
     /// Most people one body analysis reports.
     package static let maxPeople = 32
 
+    /// The body analyses' detection threshold. Lower than MediaPipe's 0.5: people partly hidden by others score low,
+    /// and the landmark model's presence test (> 0.5) still rejects what is not a person (measured on the evaluation
+    /// sets: 20 → 27 of 38 people).
+    package static let bodyDetectionScore = 0.3
+
     /// The face landmarker, with or without the iris stage.
     package static func faceLandmarker(irises: Bool) throws -> FaceLandmarker {
         try faces.value(for: irises) {
@@ -27,9 +32,7 @@ package enum Pipelines {
             var options = PoseLandmarker.Options()
             options.segmentation = .none
             options.maxPeople = maxPeople
-            // Lower than MediaPipe's 0.5: people partly hidden by others score low, and the landmark model's presence
-            // test (> 0.5) still rejects what is not a person (measured on the evaluation sets: 20 → 27 of 38 people).
-            options.minDetectionScore = 0.3
+            options.minDetectionScore = bodyDetectionScore
             return try PoseLandmarker(options: options, threads: CPUBudget.modelThreads)
         }
     }

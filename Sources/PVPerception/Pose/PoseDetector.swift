@@ -91,32 +91,33 @@ public final class PoseDetector: Sendable {
     ///   sampler or the interpreter.
     /// - Complexity: one detector run, plus one per tile.
     public func detect(in image: PixelBuffer, minScore: Double = 0.5, tiling: Tiling? = nil) throws -> [Detection] {
+        try detect(in: image, minScore: minScore, tiling: tiling, runs: nil)
+    }
+
+    /// ``detect(in:minScore:tiling:)``, each pass's candidates taken from `runs` when that pass was made already.
+    package func detect(in image: PixelBuffer, minScore: Double = 0.5, tiling: Tiling? = nil, runs: PoseRuns?) throws
+        -> [Detection]
+    {
         guard (0...1).contains(minScore) else {
             throw PerceptionError(.invalidArgument, "minimum detection score \(minScore) is outside 0…1")
         }
         try tiling?.validate()
-        let decoder = SSDDecoder(
-            anchors: anchors, valuesPerAnchor: 12, keypointCount: 4, inputWidth: Self.inputSize,
-            inputHeight: Self.inputSize, minScore: minScore)
         let W = Double(image.width), H = Double(image.height)
-        let whole = RotatedRect(covering: image)
-        return try pool.withInterpreter { interpreter in
-            // Whole image: NMS in tensor space, then letterbox removal (MODELS.md §11.6), then pixels.
-            let (raw, padding) = try run(interpreter, image: image, rect: whole, decoder: decoder)
-            guard let tiling else {
-                return NonMaxSuppression.weighted(raw, iouThreshold: Self.iouThreshold).map {
-                    $0.removingLetterbox(padding).scaled(x: W, y: H)
-                }
+        // Whole image: NMS in tensor space, then letterbox removal (MODELS.md §11.6), then pixels.
+        let (raw, padding) = try pass(over: RotatedRect(covering: image), of: image, minScore: minScore, runs: runs)
+        guard let tiling else {
+            return NonMaxSuppression.weighted(raw, iouThreshold: Self.iouThreshold).map {
+                $0.removingLetterbox(padding).scaled(x: W, y: H)
             }
-            // Tiles: every pass's candidates in image pixels, one NMS over all of them.
-            var candidates = raw.map { $0.removingLetterbox(padding).scaled(x: W, y: H) }
-            for tile in tiling.tiles(width: image.width, height: image.height) {
-                let (tileRaw, _) = try run(interpreter, image: image, rect: tile, decoder: decoder)
-                let sampled = tile.letterboxed(toAspectOf: Self.inputSize, Self.inputSize).rect
-                candidates += tileRaw.map { $0.mapped(fromTensorOf: sampled) }
-            }
-            return NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold)
         }
+        // Tiles: every pass's candidates in image pixels, one NMS over all of them.
+        var candidates = raw.map { $0.removingLetterbox(padding).scaled(x: W, y: H) }
+        for tile in tiling.tiles(width: image.width, height: image.height) {
+            let (tileRaw, _) = try pass(over: tile, of: image, minScore: minScore, runs: runs)
+            let sampled = tile.letterboxed(toAspectOf: Self.inputSize, Self.inputSize).rect
+            candidates += tileRaw.map { $0.mapped(fromTensorOf: sampled) }
+        }
+        return NonMaxSuppression.weighted(candidates, iouThreshold: Self.iouThreshold)
     }
 
     /// Detects people in one axis-aligned part of an upright image (a tile), letterboxed to the detector's input.
@@ -129,25 +130,35 @@ public final class PoseDetector: Sendable {
     /// - Throws: ``PerceptionError`` `.invalidArgument` for a score outside 0…1; sampler or interpreter errors.
     /// - Complexity: one detector run.
     public func detect(in image: PixelBuffer, region: RotatedRect, minScore: Double = 0.5) throws -> [Detection] {
+        try detect(in: image, region: region, minScore: minScore, runs: nil)
+    }
+
+    /// ``detect(in:region:minScore:)``, the pass's candidates taken from `runs` when it was made already.
+    package func detect(in image: PixelBuffer, region: RotatedRect, minScore: Double = 0.5, runs: PoseRuns?) throws
+        -> [Detection]
+    {
         guard (0...1).contains(minScore) else {
             throw PerceptionError(.invalidArgument, "minimum detection score \(minScore) is outside 0…1")
         }
-        let decoder = SSDDecoder(
-            anchors: anchors, valuesPerAnchor: 12, keypointCount: 4, inputWidth: Self.inputSize,
-            inputHeight: Self.inputSize, minScore: minScore)
-        return try pool.withInterpreter { interpreter in
-            let (raw, _) = try run(interpreter, image: image, rect: region, decoder: decoder)
-            let sampled = region.letterboxed(toAspectOf: Self.inputSize, Self.inputSize).rect
-            return NonMaxSuppression.weighted(raw, iouThreshold: Self.iouThreshold).map { $0.mapped(fromTensorOf: sampled) }
-        }
+        let (raw, _) = try pass(over: region, of: image, minScore: minScore, runs: runs)
+        let sampled = region.letterboxed(toAspectOf: Self.inputSize, Self.inputSize).rect
+        return NonMaxSuppression.weighted(raw, iouThreshold: Self.iouThreshold).map { $0.mapped(fromTensorOf: sampled) }
     }
 
-    /// One detector pass over `rect`: candidates normalized to the tensor, and the letterbox padding.
-    private func run(_ interpreter: Interpreter, image: PixelBuffer, rect: RotatedRect, decoder: SSDDecoder) throws
+    /// One detector pass over `rect`, or its candidates from `runs`: candidates scoring at least `minScore`,
+    /// normalized to the tensor, and the letterbox padding.
+    private func pass(over rect: RotatedRect, of image: PixelBuffer, minScore: Double, runs: PoseRuns?) throws
         -> ([Detection], LetterboxPadding)
     {
-        let sampler = TensorSampler(
-            width: Self.inputSize, height: Self.inputSize, range: -1...1, fit: .letterbox, border: .zero)
-        return try SSDPass.run(interpreter, image: image, rect: rect, sampler: sampler, decoder: decoder)
+        func run(from floor: Double) throws -> ([Detection], LetterboxPadding) {
+            let decoder = SSDDecoder(
+                anchors: anchors, valuesPerAnchor: 12, keypointCount: 4, inputWidth: Self.inputSize,
+                inputHeight: Self.inputSize, minScore: floor)
+            let sampler = TensorSampler(
+                width: Self.inputSize, height: Self.inputSize, range: -1...1, fit: .letterbox, border: .zero)
+            return try pool.withInterpreter { try SSDPass.run($0, image: image, rect: rect, sampler: sampler, decoder: decoder) }
+        }
+        guard let runs else { return try run(from: minScore) }
+        return try runs.candidates(over: rect, minScore: minScore, pass: run(from:))
     }
 }

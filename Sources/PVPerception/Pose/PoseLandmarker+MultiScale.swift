@@ -98,7 +98,7 @@ extension PoseLandmarker {
     /// of running that pass again.
     func detectMultiScale(
         in image: PixelBuffer, maxPeople: Int, options multi: MultiScaleOptions, tilesBeside: Bool,
-        wholeImage: [PersonPose]? = nil
+        wholeImage: [PersonPose]? = nil, runs: PoseRuns? = nil
     ) throws -> [PersonPose] {
         try multi.validate()
         guard (1...64).contains(maxPeople) else {
@@ -106,15 +106,15 @@ extension PoseLandmarker {
         }
         let search = TileSearch(
             image: image, tiles: multi.tiles(width: image.width, height: image.height), detector: detector,
-            minScore: multi.tileMinDetectionScore)
+            minScore: multi.tileMinDetectionScore, runs: runs)
         var people: [PersonPose]
         if let wholeImage {
             people = Array(wholeImage.prefix(maxPeople))
         } else if maxPeople > 1 && tilesBeside && !search.tiles.isEmpty {
             people = try wholeImagePassBesideTiles(search, maxPeople: maxPeople, options: multi)
         } else {
-            let found = try detector.detect(in: image, minScore: options.minDetectionScore)
-            people = try landmarkWholeImage(found, in: image, maxPeople: maxPeople)
+            let found = try detector.detect(in: image, minScore: options.minDetectionScore, runs: runs)
+            people = try landmarkWholeImage(found, in: image, maxPeople: maxPeople, runs: runs)
         }
         guard people.count < maxPeople else { return people }
         try searchTiles(search, adding: &people, maxPeople: maxPeople, options: multi)
@@ -137,18 +137,21 @@ extension PoseLandmarker {
         let tiles: [RotatedRect]
         let detector: PoseDetector
         let minScore: Double
+        /// The image's pose runs, when kept.
+        let runs: PoseRuns?
         let state = Mutex(State())
 
-        init(image: PixelBuffer, tiles: [RotatedRect], detector: PoseDetector, minScore: Double) {
+        init(image: PixelBuffer, tiles: [RotatedRect], detector: PoseDetector, minScore: Double, runs: PoseRuns?) {
             self.image = image
             self.tiles = tiles
             self.detector = detector
             self.minScore = minScore
+            self.runs = runs
         }
 
         /// The detector's candidates in tile `i`.
         func search(_ i: Int) throws -> [Detection] {
-            try detector.detect(in: image, region: tiles[i], minScore: minScore)
+            try detector.detect(in: image, region: tiles[i], minScore: minScore, runs: runs)
         }
 
         /// Searches the tiles in `order` until told to stop: when the whole-image pass is done, or once one more tile
@@ -185,7 +188,7 @@ extension PoseLandmarker {
     private func wholeImagePassBesideTiles(_ search: TileSearch, maxPeople: Int, options multi: MultiScaleOptions) throws
         -> [PersonPose]
     {
-        let image = search.image, allTiles = search.tiles, detector = self.detector
+        let image = search.image, allTiles = search.tiles, detector = self.detector, runs = search.runs
         let wholeMinScore = options.minDetectionScore
         let proposer = multi.segmentationProposals ? try personProposals() : nil
         let masker = multi.maxProposalRuns > 0 ? proposer : nil
@@ -198,7 +201,7 @@ extension PoseLandmarker {
         try JobQueue.run([
             ({ @Sendable queue in
                 defer { search.state.withLock { $0.done = true } }
-                let found = try detector.detect(in: image, minScore: wholeMinScore)
+                let found = try detector.detect(in: image, minScore: wholeMinScore, runs: runs)
                 outcome.withLock { $0.found = found }
                 guard found.count == 1 else {
                     // Several people (or none): the tile search stops after its current tile, and each
@@ -206,7 +209,7 @@ extension PoseLandmarker {
                     // ends.
                     for (k, detection) in found.enumerated() {
                         queue.add { _ in
-                            let person = try self.landmarks(for: detection, in: image)
+                            let person = try self.landmarks(for: detection, in: image, runs: runs)
                             outcome.withLock { $0.each[k] = .some(person) }
                         }
                     }
@@ -221,7 +224,7 @@ extension PoseLandmarker {
                     $0.awayFromPerson = away
                     $0.landmarking = true
                 }
-                let people = try self.landmarkWholeImage(found, in: image, maxPeople: maxPeople)
+                let people = try self.landmarkWholeImage(found, in: image, maxPeople: maxPeople, runs: runs)
                 // The proposal masks of the tiles this person leaves uncovered, one job each: this core starts
                 // on them while the other ends its tile, then both take them.
                 if let masker, people.count < maxPeople {
@@ -242,7 +245,7 @@ extension PoseLandmarker {
         let result = outcome.withLock { $0 }
         if let one = result.one { return one }
         if result.found.count > 1 { return mergeWholeImage(result.found, runs: result.each, maxPeople: maxPeople) }
-        return try landmarkWholeImage(result.found, in: image, maxPeople: maxPeople)
+        return try landmarkWholeImage(result.found, in: image, maxPeople: maxPeople, runs: runs)
     }
 
     /// Searches the tiles the people found do not already fill (those not searched beside the whole-image pass),
@@ -280,7 +283,7 @@ extension PoseLandmarker {
         // seen again by a tile).
         let sameROIIoU = multi.sameROIIoU, duplicateIoU = multi.duplicateIoU
         try runLandmarks(
-            for: candidates, in: image, into: &people, maxPeople: maxPeople,
+            for: candidates, in: image, into: &people, maxPeople: maxPeople, runs: search.runs,
             skip: { detection, people in
                 let box = Self.roi(for: detection).boundingBox
                 return Self.isOnAFoundHead(detection, people)
@@ -298,7 +301,8 @@ extension PoseLandmarker {
         }
         guard proposer != nil, people.count < maxPeople else { return }
         try addSegmentationProposals(
-            in: image, tiles: tiles.map { allTiles[$0] }, masks: masks, to: &people, maxPeople: maxPeople, options: multi)
+            in: image, tiles: tiles.map { allTiles[$0] }, masks: masks, to: &people, maxPeople: maxPeople, options: multi,
+            runs: search.runs)
     }
 
     /// Gives the mask regions of the searched tiles (`masks`, the landscape selfie model's, one per tile) that no
@@ -306,7 +310,7 @@ extension PoseLandmarker {
     /// ``accepts(_:from:among:duplicateIoU:)`` decides who joins.
     private func addSegmentationProposals(
         in image: PixelBuffer, tiles: [RotatedRect], masks: [[Float]], to people: inout [PersonPose], maxPeople: Int,
-        options multi: MultiScaleOptions
+        options multi: MultiScaleOptions, runs: PoseRuns?
     ) throws {
         let known = people.map(\.landmarkBoundingBox)
         var regions: [PersonProposals.Region] = []
@@ -317,15 +321,15 @@ extension PoseLandmarker {
         for r in regions where !kept.contains(where: { Self.overlaps($0.box, r.box) }) { kept.append(r) }
         // What remains beside a found person (a helmet above the landmarks, a flag in hand) is not a person unless
         // it is at least half their height (a coach whose arm reached into the player's box).
-        let runs = Array(
+        let tried = Array(
             kept.filter { r in
                 !known.contains { Self.overlaps($0, r.box) }
                     && !known.contains { k in Self.touches(r.box, k, tolerance: max(2, r.cell)) && r.box.height < 0.5 * k.height }
             }.prefix(multi.maxProposalRuns))
-        let found = try concurrently(runs.map { r in
-            { @Sendable in try self.landmarks(in: image, roi: PersonProposals.roi(for: r)) }
+        let found = try concurrently(tried.map { r in
+            { @Sendable in try self.landmarks(in: image, roi: PersonProposals.roi(for: r), runs: runs) }
         })
-        for (region, person) in zip(runs, found) where people.count < maxPeople {
+        for (region, person) in zip(tried, found) where people.count < maxPeople {
             if let person, Self.accepts(person, from: region, among: people, duplicateIoU: multi.duplicateIoU) {
                 people.append(person)
             }
@@ -395,15 +399,19 @@ extension PoseLandmarker {
     }
 
     /// The whole-image pass's landmark runs, as in ``detectMultiScale(in:maxPeople:options:)``.
-    private func landmarkWholeImage(_ whole: [Detection], in image: PixelBuffer, maxPeople: Int) throws -> [PersonPose] {
+    private func landmarkWholeImage(_ whole: [Detection], in image: PixelBuffer, maxPeople: Int, runs: PoseRuns?) throws
+        -> [PersonPose]
+    {
         var people: [PersonPose] = []
-        try runLandmarks(for: whole, in: image, into: &people, maxPeople: maxPeople, skip: Self.isOnAFoundHead) {
+        try runLandmarks(
+            for: whole, in: image, into: &people, maxPeople: maxPeople, runs: runs, skip: Self.isOnAFoundHead
+        ) {
             self.add($0, to: &$1)
         }
         return people
     }
 
-    /// ``landmarkWholeImage(_:in:maxPeople:)``'s result from landmark runs already made (`runs[k]` for `whole[k]`):
+    /// ``landmarkWholeImage(_:in:maxPeople:runs:)``'s result from landmark runs already made (`runs[k]` for `whole[k]`):
     /// the same loop, skips and merges.
     private func mergeWholeImage(_ whole: [Detection], runs: [Int: PersonPose?], maxPeople: Int) -> [PersonPose] {
         var people: [PersonPose] = []

@@ -166,19 +166,28 @@ public final class PoseLandmarker: Sendable {
     /// - Throws: ``PerceptionError`` `.invalidArgument` for a bad tiling or budget; errors of the sampler or the
     ///   interpreters.
     public func detect(in image: PixelBuffer, detectorTiling: PoseDetector.Tiling?, maxPeople: Int) throws -> [PersonPose] {
+        try detect(in: image, detectorTiling: detectorTiling, maxPeople: maxPeople, runs: nil)
+    }
+
+    /// ``detect(in:detectorTiling:maxPeople:)``, taking from `runs` the detector passes and landmark runs already made.
+    package func detect(in image: PixelBuffer, detectorTiling: PoseDetector.Tiling?, maxPeople: Int, runs: PoseRuns?)
+        throws -> [PersonPose]
+    {
         guard (1...64).contains(maxPeople) else {
             throw PerceptionError(.invalidArgument, "maxPeople \(maxPeople) is outside 1…64")
         }
         let detections = try detector.detect(
-            in: image, minScore: options.minDetectionScore, tiling: detectorTiling)
-        return try people(for: detections, in: image, maxPeople: maxPeople)
+            in: image, minScore: options.minDetectionScore, tiling: detectorTiling, runs: runs)
+        return try people(for: detections, in: image, maxPeople: maxPeople, runs: runs)
     }
 
     /// The distinct people the landmark runs on `detections` find, by descending detection score (the second half of
     /// ``detect(in:detectorTiling:maxPeople:)``).
-    func people(for detections: [Detection], in image: PixelBuffer, maxPeople: Int) throws -> [PersonPose] {
+    func people(for detections: [Detection], in image: PixelBuffer, maxPeople: Int, runs: PoseRuns?) throws -> [PersonPose] {
         var people: [PersonPose] = []
-        try runLandmarks(for: detections, in: image, into: &people, maxPeople: maxPeople, skip: { _, _ in false }) {
+        try runLandmarks(
+            for: detections, in: image, into: &people, maxPeople: maxPeople, runs: runs, skip: { _, _ in false }
+        ) {
             self.add($0, to: &$1)
         }
         return people
@@ -204,11 +213,11 @@ public final class PoseLandmarker: Sendable {
     /// only become true, never false, as `people` grows.
     func runLandmarks(
         for detections: [Detection], in image: PixelBuffer, into people: inout [PersonPose], maxPeople: Int,
-        sideBySide side: Bool = CPUBudget.available > 1,
+        runs: PoseRuns?, sideBySide side: Bool = CPUBudget.available > 1,
         skip: (Detection, [PersonPose]) -> Bool, merge: (PersonPose, inout [PersonPose]) -> Void
     ) throws {
         func run(_ detection: Detection) -> (@Sendable () throws -> PersonPose?) {
-            { [self] in try landmarks(for: detection, in: image) }
+            { [self] in try landmarks(for: detection, in: image, runs: runs) }
         }
         var ran: [Int: PersonPose?] = [:]
         for k in detections.indices {
@@ -234,9 +243,9 @@ public final class PoseLandmarker: Sendable {
     }
 
     /// The landmark run on a detection's ROI, with the detection's score; `nil` for a degenerate ROI or no person.
-    func landmarks(for detection: Detection, in image: PixelBuffer) throws -> PersonPose? {
+    func landmarks(for detection: Detection, in image: PixelBuffer, runs: PoseRuns?) throws -> PersonPose? {
         let roi = Self.roi(for: detection)
-        guard roi.hasSampleableCentreAndSide, var person = try landmarks(in: image, roi: roi) else { return nil }
+        guard roi.hasSampleableCentreAndSide, var person = try landmarks(in: image, roi: roi, runs: runs) else { return nil }
         person.detectionScore = detection.score
         return person
     }
@@ -256,11 +265,32 @@ public final class PoseLandmarker: Sendable {
     /// - Returns: the person, or `nil` when presence is not above ``Options/minPresence``.
     /// - Throws: `ImagingError` for a non-finite or empty ROI; interpreter errors.
     public func landmarks(in image: PixelBuffer, roi: RotatedRect) throws -> PersonPose? {
+        try landmarks(in: image, roi: roi, runs: nil)
+    }
+
+    /// ``landmarks(in:roi:)``, taken from `runs` when that run was made already. The run kept there holds the ROI
+    /// mask whatever the options ask, so that it serves a landmarker that wants the mask as well as one that does not.
+    package func landmarks(in image: PixelBuffer, roi: RotatedRect, runs: PoseRuns?) throws -> PersonPose? {
+        guard let runs else { return try landmarks(in: image, roi: roi, segmentation: options.segmentation) }
+        let key = PoseRuns.LandmarkKey(roi: roi, heatmapKernelSize: options.heatmapKernelSize, minPresence: options.minPresence)
+        guard var person = try runs.landmarks(key, run: { try landmarks(in: image, roi: roi, segmentation: .roi) }) else {
+            return nil
+        }
+        switch options.segmentation {
+        case .none: person.segmentation = nil
+        case .roi: break
+        case .fullImage:
+            if let m = person.segmentation { person.segmentation?.fullImage = try m.warped(width: image.width, height: image.height) }
+        }
+        return person
+    }
+
+    /// The landmark run on `roi`, with the segmentation output `segmentation`.
+    private func landmarks(in image: PixelBuffer, roi: RotatedRect, segmentation: SegmentationOutput) throws -> PersonPose? {
         let n = Self.inputSize
         let sampler = TensorSampler(width: n, height: n, range: 0...1, fit: .letterbox, border: .replicate)
         let cropRect = roi.letterboxed(toAspectOf: n, n).rect
         let refinement = HeatmapRefinement(kernelSize: options.heatmapKernelSize)
-        let segmentation = options.segmentation
         let person = try pool.withInterpreter { interpreter -> PersonPose? in
             let padding = try interpreter.withInput(0) { tensor in
                 let padding = try sampler.sample(image, rect: roi, into: tensor)

@@ -165,7 +165,8 @@ public final class PersonSegmenter: Sendable {
     }
 
     /// The accurate level up to the fused grid mask (``Fusion``). Throws for any level but accurate.
-    package func fuse(_ image: PixelBuffer) throws -> Fusion {
+    /// `runs`, when given, holds the pose runs already made on `image` (by the body requests) and takes this one's.
+    package func fuse(_ image: PixelBuffer, runs: PoseRuns? = nil) throws -> Fusion {
         guard quality == .accurate else {
             throw PerceptionError(.invalidArgument, "only the accurate level fuses per-person masks; this segmenter is \(quality)")
         }
@@ -177,7 +178,7 @@ public final class PersonSegmenter: Sendable {
         let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
         let selfieBranchDone = Flag()
         let (found, (selfie, statistics, selfieOnGrid)) = try both(
-            { try self.people(in: image, otherCoreFree: selfieBranchDone) },
+            { try self.people(in: image, otherCoreFree: selfieBranchDone, runs: runs) },
             {
                 defer { selfieBranchDone.set() }
                 let selfie = try self.selfieMask(image, pool: self.landscape, width: 256, height: 144)
@@ -194,7 +195,7 @@ public final class PersonSegmenter: Sendable {
             ? found
             : try landmarker!.detectMultiScale(
                 in: image, maxPeople: landmarker!.options.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
-                tilesBeside: false, wholeImage: found)
+                tilesBeside: false, wholeImage: found, runs: runs)
         guard !people.isEmpty else {
             return Fusion(imageWidth: W, imageHeight: H, factor: factor, fused: nil, statistics: statistics, people: [])
         }
@@ -279,18 +280,21 @@ public final class PersonSegmenter: Sendable {
     /// spin-wait, single-threaded ones do not): the pool's idle thread is told to sleep rather than spin, so
     /// XNNPACK's worker gets its core, and the workers are parked after the run, before the refinement wants both
     /// cores.
-    private func people(in image: PixelBuffer, otherCoreFree: Flag) throws -> [PersonPose] {
+    private func people(in image: PixelBuffer, otherCoreFree: Flag, runs: PoseRuns?) throws -> [PersonPose] {
         let landmarker = self.landmarker!
+        let minScore = landmarker.options.minDetectionScore
         let detections = try landmarker.detector.detect(
-            in: image, minScore: landmarker.options.minDetectionScore, tiling: landmarker.options.detectorTiling)
+            in: image, minScore: min(minScore, runs?.clusterScore ?? minScore), tiling: landmarker.options.detectorTiling,
+            runs: runs
+        ).filter { $0.score >= minScore }
         if let wide = wideLandmarker, detections.count == 1, otherCoreFree.wait(upTo: Self.wideWait),
             Interpreter.runsInFlight == 0
         {
             SpinningPools.quiet(.workers)
             defer { SpinningPools.quiet(.inference) }
-            return try wide.landmarks(for: detections[0], in: image).map { [$0] } ?? []
+            return try wide.landmarks(for: detections[0], in: image, runs: runs).map { [$0] } ?? []
         }
-        return try landmarker.people(for: detections, in: image, maxPeople: landmarker.options.maxPeople)
+        return try landmarker.people(for: detections, in: image, maxPeople: landmarker.options.maxPeople, runs: runs)
     }
 
     /// How long a lone person's landmark run waits for the selfie branch before running on one thread.

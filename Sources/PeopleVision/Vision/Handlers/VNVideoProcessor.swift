@@ -57,8 +57,12 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
         let request: VNRequest
         /// Seconds between runs (0: every frame).
         let interval: Double
+        /// Every how many frames the request runs, when it runs by frame count instead (``VNVideoProcessingOption/frameCadence``).
+        var frameStep = 1
         /// The video time from which the request is next due.
         var due: Double = -.infinity
+        /// Frames in the range seen since the analysis started.
+        var frames = 0
     }
 
     private struct State {
@@ -98,6 +102,37 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
         }
     }
 
+    /// Adds a request with the processing options of Apple's first video API (deprecated there in favour of
+    /// ``addRequest(_:processingOptions:)``): ``VNVideoProcessingOption/frameCadence`` (an integer N: every Nth
+    /// frame of the range, the first included) or ``VNVideoProcessingOption/timeInterval`` (seconds between runs).
+    /// - Throws: ``VNErrorCode/invalidOption`` for a value that is not a positive number, or both options at once;
+    ///   ``VNErrorCode/invalidArgument`` for a request already added.
+    public func add(_ request: VNRequest, withProcessingOptions processingOptions: [VNVideoProcessingOption: Any] = [:]) throws {
+        func positive(_ option: VNVideoProcessingOption) throws -> Double? {
+            guard let value = processingOptions[option] else { return nil }
+            let number = (value as? NSNumber)?.doubleValue ?? (value as? Double) ?? (value as? Int).map(Double.init)
+            guard let number, number > 0, number.isFinite else {
+                throw NSError(vision: .invalidOption, "\(option.rawValue) must be a positive number, not \(value)")
+            }
+            return number
+        }
+        let step = try positive(.frameCadence), interval = try positive(.timeInterval)
+        if step != nil && interval != nil {
+            throw NSError(vision: .invalidOption, "give a frame cadence or a time interval, not both")
+        }
+        if let step, step != step.rounded() {
+            throw NSError(vision: .invalidOption, "the frame cadence counts frames: \(step) is not a whole number")
+        }
+        try state.withLock { s in
+            guard !s.entries.contains(where: { $0.request === request }) else {
+                throw NSError(vision: .invalidArgument, "\(type(of: request)) was already added to this video processor")
+            }
+            var entry = Entry(request: request, interval: interval ?? 0)
+            entry.frameStep = Int(step ?? 1)
+            s.entries.append(entry)
+        }
+    }
+
     /// Removes a request added before.
     /// - Throws: ``VNErrorCode/invalidArgument`` for a request not added.
     public func removeRequest(_ request: VNRequest) throws {
@@ -116,7 +151,10 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
     public func analyze(_ timeRange: CMTimeRange) throws {
         state.withLock { s in
             s.cancelled = false
-            for i in s.entries.indices { s.entries[i].due = -.infinity }
+            for i in s.entries.indices {
+                s.entries[i].due = -.infinity
+                s.entries[i].frames = 0
+            }
         }
         let reader: VideoReader
         reader = try ErrorTranslation.translating(readingInput: "the video \(url.path)") { try VideoReader(url: url) }
@@ -136,11 +174,17 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
             guard seconds >= start - slack else { continue }
             let due: [VNRequest] = state.withLock { s in
                 var out: [VNRequest] = []
-                for i in s.entries.indices where seconds >= s.entries[i].due - slack {
-                    out.append(s.entries[i].request)
+                for i in s.entries.indices {
+                    let e = s.entries[i]
+                    s.entries[i].frames += 1
+                    if e.frameStep > 1 {
+                        if e.frames % e.frameStep == 0 { out.append(e.request) }
+                        continue
+                    }
+                    guard seconds >= e.due - slack else { continue }
+                    out.append(e.request)
                     // Due again one interval after the last due time (so the rate holds on average when frames fall
                     // between), and never before this frame.
-                    let e = s.entries[i]
                     s.entries[i].due = e.due.isInfinite ? seconds + e.interval : max(e.due + e.interval, seconds)
                 }
                 return out
@@ -159,4 +203,15 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
 
     /// Stops ``analyze(_:)`` before its next frame (it then throws ``VNErrorCode/requestCancelled``).
     public func cancel() { state.withLock { $0.cancelled = true } }
+}
+
+/// An option of ``VNVideoProcessor/add(_:withProcessingOptions:)``, as Apple's `VNVideoProcessingOption`.
+public struct VNVideoProcessingOption: RawRepresentable, Hashable, Sendable {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Every how many frames the request runs (an integer, as `NSNumber` or `Int`).
+    public static let frameCadence = VNVideoProcessingOption(rawValue: "VNVideoProcessingOptionFrameCadence")
+    /// Seconds of video between runs (a number).
+    public static let timeInterval = VNVideoProcessingOption(rawValue: "VNVideoProcessingOptionTimeInterval")
 }

@@ -42,7 +42,8 @@ open class VNFaceObservation: VNDetectedObjectObservation, @unchecked Sendable {
 
     init(
         boundingBox: CGRect, confidence: VNConfidence, requestRevision: Int, roll: NSNumber?, yaw: NSNumber?,
-        pitch: NSNumber?, landmarks: VNFaceLandmarks2D?, faceCaptureQuality: Float?, source: FaceRecord?
+        pitch: NSNumber?, landmarks: VNFaceLandmarks2D?, faceCaptureQuality: Float?, source: FaceRecord?,
+        uuid: UUID = UUID()
     ) {
         self.roll = roll
         self.yaw = yaw
@@ -50,6 +51,6 @@ open class VNFaceObservation: VNDetectedObjectObservation, @unchecked Sendable {
         self.landmarks = landmarks
         self.faceCaptureQuality = faceCaptureQuality
         self.source = source
-        super.init(boundingBox: boundingBox, confidence: confidence, requestRevision: requestRevision)
+        super.init(boundingBox: boundingBox, confidence: confidence, requestRevision: requestRevision, uuid: uuid)
     }
 }

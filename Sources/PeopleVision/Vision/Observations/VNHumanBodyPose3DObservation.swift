@@ -161,7 +161,7 @@ public final class VNHumanBodyPose3DObservation: VNRecognizedPoints3DObservation
         /// Right hip, knee, ankle.
         public static let rightLeg = JointsGroupName("human_joint_group_right_leg_3D")
         /// All 17 joints.
-        public static let all = JointsGroupName(rawValue: .all)
+        public static let all = JointsGroupName(rawValue: .point3DGroupKeyAll)
 
         /// Groups in order, with their members.
         static let members: [(JointsGroupName, [JointName])] = [

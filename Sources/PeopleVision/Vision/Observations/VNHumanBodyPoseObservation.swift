@@ -26,25 +26,25 @@ public final class VNHumanBodyPoseObservation: VNRecognizedPointsObservation, @u
         init(_ key: String) { rawValue = VNRecognizedPointKey(rawValue: key) }
         public var description: String { rawValue.rawValue }
 
-        public static let nose = JointName("head_joint")
-        public static let leftEye = JointName("left_eye_joint")
-        public static let rightEye = JointName("right_eye_joint")
-        public static let leftEar = JointName("left_ear_joint")
-        public static let rightEar = JointName("right_ear_joint")
-        public static let leftShoulder = JointName("left_shoulder_1_joint")
-        public static let rightShoulder = JointName("right_shoulder_1_joint")
-        public static let neck = JointName("neck_1_joint")
-        public static let leftElbow = JointName("left_forearm_joint")
-        public static let rightElbow = JointName("right_forearm_joint")
-        public static let leftWrist = JointName("left_hand_joint")
-        public static let rightWrist = JointName("right_hand_joint")
-        public static let leftHip = JointName("left_upLeg_joint")
-        public static let rightHip = JointName("right_upLeg_joint")
-        public static let root = JointName("root")
-        public static let leftKnee = JointName("left_leg_joint")
-        public static let rightKnee = JointName("right_leg_joint")
-        public static let leftAnkle = JointName("left_foot_joint")
-        public static let rightAnkle = JointName("right_foot_joint")
+        public static let nose = JointName(rawValue: .bodyLandmarkKeyNose)
+        public static let leftEye = JointName(rawValue: .bodyLandmarkKeyLeftEye)
+        public static let rightEye = JointName(rawValue: .bodyLandmarkKeyRightEye)
+        public static let leftEar = JointName(rawValue: .bodyLandmarkKeyLeftEar)
+        public static let rightEar = JointName(rawValue: .bodyLandmarkKeyRightEar)
+        public static let leftShoulder = JointName(rawValue: .bodyLandmarkKeyLeftShoulder)
+        public static let rightShoulder = JointName(rawValue: .bodyLandmarkKeyRightShoulder)
+        public static let neck = JointName(rawValue: .bodyLandmarkKeyNeck)
+        public static let leftElbow = JointName(rawValue: .bodyLandmarkKeyLeftElbow)
+        public static let rightElbow = JointName(rawValue: .bodyLandmarkKeyRightElbow)
+        public static let leftWrist = JointName(rawValue: .bodyLandmarkKeyLeftWrist)
+        public static let rightWrist = JointName(rawValue: .bodyLandmarkKeyRightWrist)
+        public static let leftHip = JointName(rawValue: .bodyLandmarkKeyLeftHip)
+        public static let rightHip = JointName(rawValue: .bodyLandmarkKeyRightHip)
+        public static let root = JointName(rawValue: .bodyLandmarkKeyRoot)
+        public static let leftKnee = JointName(rawValue: .bodyLandmarkKeyLeftKnee)
+        public static let rightKnee = JointName(rawValue: .bodyLandmarkKeyRightKnee)
+        public static let leftAnkle = JointName(rawValue: .bodyLandmarkKeyLeftAnkle)
+        public static let rightAnkle = JointName(rawValue: .bodyLandmarkKeyRightAnkle)
 
         /// The 19 joints in the framework's supported-joint order.
         static let all: [JointName] = [
@@ -62,17 +62,17 @@ public final class VNHumanBodyPoseObservation: VNRecognizedPointsObservation, @u
         public var description: String { rawValue.rawValue }
 
         /// Nose, eyes, ears.
-        public static let face = JointsGroupName("VNBLKFACE")
+        public static let face = JointsGroupName(rawValue: .bodyLandmarkRegionKeyFace)
         /// Shoulders, neck, hips, root.
-        public static let torso = JointsGroupName("VNBLKTORSO")
+        public static let torso = JointsGroupName(rawValue: .bodyLandmarkRegionKeyTorso)
         /// Left shoulder, elbow, wrist.
-        public static let leftArm = JointsGroupName("VNBLKLARM")
+        public static let leftArm = JointsGroupName(rawValue: .bodyLandmarkRegionKeyLeftArm)
         /// Right shoulder, elbow, wrist.
-        public static let rightArm = JointsGroupName("VNBLKRARM")
+        public static let rightArm = JointsGroupName(rawValue: .bodyLandmarkRegionKeyRightArm)
         /// Left hip, knee, ankle.
-        public static let leftLeg = JointsGroupName("VNBLKLLEG")
+        public static let leftLeg = JointsGroupName(rawValue: .bodyLandmarkRegionKeyLeftLeg)
         /// Right hip, knee, ankle.
-        public static let rightLeg = JointsGroupName("VNBLKRLEG")
+        public static let rightLeg = JointsGroupName(rawValue: .bodyLandmarkRegionKeyRightLeg)
         /// All 19 joints.
         public static let all = JointsGroupName(rawValue: .all)
 

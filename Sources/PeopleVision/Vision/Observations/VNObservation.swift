@@ -11,8 +11,8 @@ open class VNObservation: NSObject, VNRequestRevisionProviding, @unchecked Senda
     /// The revision of the request that produced the observation.
     public let requestRevision: Int
 
-    init(confidence: VNConfidence = 1, requestRevision: Int, timeRange: CMTimeRange = .zero) {
-        uuid = UUID()
+    init(confidence: VNConfidence = 1, requestRevision: Int, timeRange: CMTimeRange = .zero, uuid: UUID = UUID()) {
+        self.uuid = uuid
         self.confidence = confidence
         self.requestRevision = requestRevision
         self.timeRange = timeRange
@@ -49,8 +49,12 @@ open class VNDetectedObjectObservation: VNObservation, @unchecked Sendable {
         self.init(boundingBox: boundingBox, confidence: 1, requestRevision: requestRevision)
     }
 
-    init(boundingBox: CGRect, confidence: VNConfidence, requestRevision: Int) {
+    init(boundingBox: CGRect, confidence: VNConfidence, requestRevision: Int, uuid: UUID = UUID()) {
         self.boundingBox = boundingBox
-        super.init(confidence: confidence, requestRevision: requestRevision)
+        super.init(confidence: confidence, requestRevision: requestRevision, uuid: uuid)
     }
+
+    /// The object's segmentation mask over the whole image, for requests that make one. None of the people
+    /// requests here does (as on Apple platforms, where it comes with object-detection models), so it is `nil`.
+    public var globalSegmentationMask: VNPixelBufferObservation? { nil }
 }

@@ -8,7 +8,7 @@ import Foundation
 /// p.distance(VNPoint.zero)   // 0.559…
 /// ```
 ///
-/// Mirrors Apple's iOS 14 class, without `apply(_:to:)` (PeopleVision has no `VNVector`).
+/// Mirrors Apple's iOS 14 class; ``VNVector`` holds the differences of points.
 open class VNPoint: NSObject, NSCopying, @unchecked Sendable {
     /// The x coordinate.
     public let x: Double

@@ -11,9 +11,10 @@ import Synchronization
 /// better capture. It is built from five measurements of the face (``FaceCaptureQuality`` gives the
 /// formulas): sharpness of the face crop, its exposure (brightness near mid-grey, enough contrast), head pose
 /// (frontal is best), eye openness, and visibility (the mesh model's face presence, which drops when the face is
-/// covered, and the share of the face inside the frame). Revisions 1 and 2 compute the same score.
+/// covered, and the share of the face inside the frame). Revisions 1, 2 and 3 compute the same score.
 ///
-/// With ``inputFaceObservations`` no detection runs; a face where the mesh finds nothing keeps a nil score.
+/// With ``inputFaceObservations`` no detection runs, and each result keeps its input's `uuid` (apps match the
+/// scores to their faces by it); a face where the mesh finds nothing keeps a nil score.
 ///
 /// ```swift
 /// let request = VNDetectFaceCaptureQualityRequest()
@@ -33,7 +34,10 @@ public final class VNDetectFaceCaptureQualityRequest: VNImageBasedRequest, VNFac
     public var results: [VNFaceObservation]? { storedResults as? [VNFaceObservation] }
 
     public override class var supportedRevisions: IndexSet {
-        IndexSet([VNDetectFaceCaptureQualityRequestRevision1, VNDetectFaceCaptureQualityRequestRevision2])
+        IndexSet([
+            VNDetectFaceCaptureQualityRequestRevision1, VNDetectFaceCaptureQualityRequestRevision2,
+            VNDetectFaceCaptureQualityRequestRevision3,
+        ])
     }
 
     override func announce(to image: HandlerImage) {
@@ -49,7 +53,8 @@ public final class VNDetectFaceCaptureQualityRequest: VNImageBasedRequest, VNFac
             let quality = try mesh.map { m in Float(try FaceCaptureQuality(face: m, in: analysis.image).score) }
             return VNFaceObservation(
                 boundingBox: face.boundingBox, confidence: face.confidence, requestRevision: rev, roll: face.roll,
-                yaw: face.yaw, pitch: face.pitch, landmarks: face.landmarks, faceCaptureQuality: quality, source: face.source)
+                yaw: face.yaw, pitch: face.pitch, landmarks: face.landmarks, faceCaptureQuality: quality, source: face.source,
+                uuid: face.uuid)
         }
     }
 }
@@ -58,3 +63,5 @@ public final class VNDetectFaceCaptureQualityRequest: VNImageBasedRequest, VNFac
 public let VNDetectFaceCaptureQualityRequestRevision1: Int = 1
 /// Revision 2 of the capture-quality request.
 public let VNDetectFaceCaptureQualityRequestRevision2: Int = 2
+/// Revision 3 of the capture-quality request (Apple's since iOS 17; the same score here).
+public let VNDetectFaceCaptureQualityRequestRevision3: Int = 3

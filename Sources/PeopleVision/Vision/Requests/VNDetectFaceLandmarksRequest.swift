@@ -36,7 +36,7 @@ public protocol VNFaceObservationAccepting: AnyObject {
 ///
 /// With ``inputFaceObservations`` no detection runs: the mesh runs on a region built from each observation's
 /// box (×1.5, levelled by its `roll`); an observation where the mesh finds no face comes back with
-/// `landmarks` nil. As a PeopleVision extension, ``VNFaceLandmarks2D/faceMesh`` holds all 478 mesh points.
+/// `landmarks` nil, and each result keeps its input's `uuid`. As a PeopleVision extension, ``VNFaceLandmarks2D/faceMesh`` holds all 478 mesh points.
 ///
 /// ```swift
 /// let request = VNDetectFaceLandmarksRequest()
@@ -121,7 +121,7 @@ public final class VNDetectFaceLandmarksRequest: VNImageBasedRequest, VNFaceObse
             }
             return VNFaceObservation(
                 boundingBox: box, confidence: face.confidence, requestRevision: rev, roll: roll, yaw: yaw, pitch: pitch,
-                landmarks: landmarks, faceCaptureQuality: face.faceCaptureQuality, source: source)
+                landmarks: landmarks, faceCaptureQuality: face.faceCaptureQuality, source: source, uuid: face.uuid)
         }
     }
 }
