@@ -47,6 +47,13 @@ public struct BoundingBox: Sendable, Hashable, CustomStringConvertible {
         return union > 0 ? intersection / union : 0
     }
 
+    /// The overlap of two boxes; `nil` when they do not overlap.
+    public func intersection(with other: BoundingBox) -> BoundingBox? {
+        let b = BoundingBox(
+            xMin: max(xMin, other.xMin), yMin: max(yMin, other.yMin), xMax: min(xMax, other.xMax), yMax: min(yMax, other.yMax))
+        return b.width > 0 && b.height > 0 ? b : nil
+    }
+
     /// The box with x multiplied by `sx` and y by `sy` (e.g. normalized → pixels).
     public func scaled(x sx: Double, y sy: Double) -> BoundingBox {
         BoundingBox(xMin: xMin * sx, yMin: yMin * sy, xMax: xMax * sx, yMax: yMax * sy)

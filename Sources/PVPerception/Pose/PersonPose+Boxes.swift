@@ -1,3 +1,4 @@
+import PVImaging
 extension PersonPose {
     /// The estimated top of the head in pixels: the landmarks stop at the eyes and ears, so the point 1.6 eye–mouth
     /// distances beyond the eyes' midpoint, along the mouth → eyes direction (which follows a tilted head).
@@ -33,5 +34,26 @@ extension BoundingBox {
         let b = BoundingBox(
             xMin: max(0, xMin), yMin: max(0, yMin), xMax: min(Double(width), xMax), yMax: min(Double(height), yMax))
         return b.width > 0 && b.height > 0 ? b : nil
+    }
+}
+
+extension PersonPose {
+    /// The person in the pixels of a part of the image whose top-left corner is at `(x, y)`: every position and box
+    /// moved by `(−x, −y)` (world landmarks, in metres about the hips, do not move).
+    public func translated(byX x: Double, y: Double) -> PersonPose {
+        func move(_ l: Landmark) -> Landmark {
+            var l = l
+            l.x -= x
+            l.y -= y
+            return l
+        }
+        var p = self
+        p.landmarks = landmarks.map(move)
+        p.auxiliaryLandmarks = auxiliaryLandmarks.map(move)
+        p.roi.centerX -= x
+        p.roi.centerY -= y
+        // The mask keeps its own frame (the image it was made on); a moved person has no mask.
+        p.segmentation = nil
+        return p
     }
 }

@@ -47,6 +47,34 @@ final class HandlerImage: @unchecked Sendable {
         }
     }
 
+    /// The body pipeline's people for a request's region of interest, in the region's pixels, with the region's
+    /// size. A region is not searched as a picture of its own: cut out and enlarged, a cat's face or a fold of cloth
+    /// can look like a person to the pose models, which the whole picture shows it is not. So the whole image's
+    /// people are taken (the same analysis whatever the region) and those mostly inside the region kept: at least
+    /// ``regionShareToKeep`` of their `extent` (in image pixels, within the image; by default the landmark box)
+    /// lies inside the region.
+    func people(in roi: CGRect, extent: (PersonPose) -> BoundingBox? = { $0.landmarkBoundingBox }) throws
+        -> (people: [PersonPose], width: Int, height: Int)
+    {
+        let r = pixelRect(for: roi)
+        let everyone = try analysis(of: Self.wholeImage).people()
+        if r.x == 0, r.y == 0, r.width == image.width, r.height == image.height { return (everyone, r.width, r.height) }
+        let region = BoundingBox(xMin: Double(r.x), yMin: Double(r.y), xMax: Double(r.x + r.width), yMax: Double(r.y + r.height))
+        let whole = BoundingBox(xMin: 0, yMin: 0, xMax: Double(image.width), yMax: Double(image.height))
+        let kept = everyone.filter { person in
+            guard let seen = extent(person)?.intersection(with: whole) else { return false }
+            return (seen.intersection(with: region)?.area ?? 0) >= Self.regionShareToKeep * seen.area
+        }
+        return (kept.map { $0.translated(byX: Double(r.x), y: Double(r.y)) }, r.width, r.height)
+    }
+
+    /// The share of a person's box inside the image that must lie inside a region of interest for the person to be
+    /// reported in it.
+    static let regionShareToKeep = 0.4
+
+    /// The whole image as a region of interest.
+    static let wholeImage = CGRect(x: 0, y: 0, width: 1, height: 1)
+
     /// The image cropped to a request's region of interest (the image itself when it covers everything).
     func region(_ roi: CGRect) throws -> PixelBuffer {
         let r = pixelRect(for: roi)

@@ -18,6 +18,10 @@ import PVPerception
 /// others are found; BlazePose's landmark model places 33 points on each (kept when its presence is above 0.5), and
 /// results describing one person twice are merged. See ``VNHumanBodyPoseObservation`` for the joints and their
 /// confidences.
+///
+/// With a `regionOfInterest`, the people are those of the whole image lying mostly inside the region (at least 40 %
+/// of their box), in coordinates normalized to the region: a region is not searched as a picture of its own, where,
+/// enlarged, a cat's face can pass for a person.
 public final class VNDetectHumanBodyPoseRequest: VNImageBasedRequest, @unchecked Sendable {
     /// The people found: one observation each, by descending detection score.
     public var results: [VNHumanBodyPoseObservation]? { storedResults as? [VNHumanBodyPoseObservation] }
@@ -53,10 +57,8 @@ public final class VNDetectHumanBodyPoseRequest: VNImageBasedRequest, @unchecked
     }
 
     override func process(_ image: HandlerImage) throws -> [VNObservation] {
-        let analysis = try image.analysis(of: regionOfInterest)
-        let region = analysis.image
-        let people = try analysis.people()
-        return people.map { Self.observation($0, width: region.width, height: region.height, revision: revision) }
+        let (people, width, height) = try image.people(in: regionOfInterest)
+        return people.map { Self.observation($0, width: width, height: height, revision: revision) }
     }
 
     /// MediaPipe landmark index of each of the 17 model joints.

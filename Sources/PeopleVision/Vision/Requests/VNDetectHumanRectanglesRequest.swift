@@ -22,6 +22,10 @@ import Synchronization
 ///   down to the lower shoulder, across the face landmarks, the shoulders and the head top.
 ///
 /// An observation's confidence is the landmark model's person-presence probability.
+///
+/// With a `regionOfInterest`, the people are those of the whole image lying mostly inside the region (at least 40 %
+/// of their box as this request draws it), in coordinates normalized to the region: a region is not searched as a
+/// picture of its own, where, enlarged, a cat's face can pass for a person.
 public final class VNDetectHumanRectanglesRequest: VNImageBasedRequest, @unchecked Sendable {
     private let upperOnly = Mutex(true)
 
@@ -39,11 +43,11 @@ public final class VNDetectHumanRectanglesRequest: VNImageBasedRequest, @uncheck
     }
 
     override func process(_ image: HandlerImage) throws -> [VNObservation] {
-        let analysis = try image.analysis(of: regionOfInterest)
-        let region = analysis.image
-        let people = try analysis.people()
         let upper = upperBodyOnly || revision == VNDetectHumanRectanglesRequestRevision1
-        let W = region.width, H = region.height
+        let (w, h) = (image.image.width, image.image.height)
+        let (people, W, H) = try image.people(in: regionOfInterest) {
+            upper ? $0.upperBodyBox(imageWidth: w, imageHeight: h) : $0.fullBodyBox(imageWidth: w, imageHeight: h)
+        }
         return people.compactMap { person -> VNObservation? in
             let box = upper ? person.upperBodyBox(imageWidth: W, imageHeight: H) : person.fullBodyBox(imageWidth: W, imageHeight: H)
             guard let box else { return nil }
