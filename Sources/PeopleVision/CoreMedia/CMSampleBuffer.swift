@@ -251,8 +251,12 @@ public func CMSampleBufferGetSampleTimingInfo(
     return noErr32
 }
 
-/// The per-sample attachment dictionaries (one `NSMutableDictionary`, mutable in place), as Core
+/// The per-sample attachment dictionaries (one `NSMutableDictionary`, for the one sample), as Core
 /// Media's `CMSampleBufferGetSampleAttachmentsArray`; nil when there are none and `createIfNecessary` is false.
+///
+/// Difference from Apple platforms: Linux's Foundation hands an `NSArray`'s dictionaries back as
+/// Swift dictionaries (copies), so attachments set on a fetched element are not kept. Nothing in
+/// PeopleVision reads sample attachments.
 public func CMSampleBufferGetSampleAttachmentsArray(_ sbuf: CMSampleBuffer, createIfNecessary: Bool) -> CFArray? {
     sbuf.attachments(create: createIfNecessary)
 }

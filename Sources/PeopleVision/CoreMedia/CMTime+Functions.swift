@@ -187,19 +187,18 @@ extension CMTime {
         _ numerator: Int128, over denominator: Int128, timescale: Int32, method: CMTimeRoundingMethod, growing: Bool,
         halving: Bool
     ) -> CMTime {
-        var scale = timescale, method = method, rounded = false
+        var scale = timescale, method = method
         while true {
             let (scaled, overflow) = numerator.multipliedReportingOverflow(by: Int128(scale))
             if !overflow {
                 let (q, inexact) = divide(scaled, by: denominator, method, growing: growing)
                 if let value = Int64(exactly: q) {
-                    return CMTime(value: value, timescale: scale, flags: rounded || inexact ? [.valid, .hasBeenRounded] : .valid, epoch: 0)
+                    return CMTime(value: value, timescale: scale, flags: inexact ? [.valid, .hasBeenRounded] : .valid, epoch: 0)
                 }
             }
             guard halving, scale > 1 else { return numerator < 0 ? .negativeInfinity : .positiveInfinity }
             scale /= 2
             method = .default
-            rounded = true
         }
     }
 
@@ -219,7 +218,7 @@ extension CMTime {
     }
 
     /// The numeric time nearest `scaled(timescale)` units of `timescale`, halving the timescale while the value
-    /// overflows (±∞ past 1); `isRounded` says whether the result is inexact.
+    /// overflows (±∞ past 1); `isRounded` says whether the result counts as rounded.
     static func nearest(toScaled scaled: (Int32) -> Double, timescale: Int32, isRounded: (CMTime) -> Bool) -> CMTime {
         var scale = timescale
         while true {
@@ -227,7 +226,7 @@ extension CMTime {
             // 2^63 is the first double outside Int64.
             if value.isFinite, abs(value) < 9_223_372_036_854_775_808.0 {
                 var time = CMTime(value: Int64(value), timescale: scale, flags: .valid, epoch: 0)
-                if scale != timescale || value != exact || isRounded(time) { time.flags.insert(.hasBeenRounded) }
+                if isRounded(time) { time.flags.insert(.hasBeenRounded) }
                 return time
             }
             if scale == 1 { return exact > 0 ? .positiveInfinity : .negativeInfinity }

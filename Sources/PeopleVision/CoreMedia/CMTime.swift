@@ -147,6 +147,10 @@ extension CMTime: Hashable, Comparable {
     public static func == (time1: CMTime, time2: CMTime) -> Bool { CMTimeCompare(time1, time2) == 0 }
     /// Numeric inequality.
     public static func != (time1: CMTime, time2: CMTime) -> Bool { CMTimeCompare(time1, time2) != 0 }
+    /// The sum, as ``CMTimeAdd(_:_:)``.
+    public static func + (addend1: CMTime, addend2: CMTime) -> CMTime { CMTimeAdd(addend1, addend2) }
+    /// The difference, as ``CMTimeSubtract(_:_:)``.
+    public static func - (minuend: CMTime, subtrahend: CMTime) -> CMTime { CMTimeSubtract(minuend, subtrahend) }
     /// Ordered as ``CMTimeCompare(_:_:)``.
     public static func < (time1: CMTime, time2: CMTime) -> Bool { CMTimeCompare(time1, time2) < 0 }
     /// Ordered as ``CMTimeCompare(_:_:)``.
