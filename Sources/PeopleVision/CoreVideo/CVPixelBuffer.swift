@@ -9,7 +9,7 @@ public struct CVPixelBufferLockFlags: OptionSet, Sendable {
     public let rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
     /// The caller only reads.
-    public static let readOnly = CVPixelBufferLockFlags(rawValue: 1)
+    public static var readOnly: CVPixelBufferLockFlags { CVPixelBufferLockFlags(rawValue: 1) }
 }
 
 /// A pixel buffer, as Core Video's `CVImageBuffer` (the same class here: every image buffer is a pixel buffer).
