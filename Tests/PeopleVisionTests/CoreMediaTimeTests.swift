@@ -7,8 +7,12 @@ import Testing
 @Suite("Core Media time")
 struct CoreMediaTimeTests {
     /// `value/timescale` with exactly these fields (numeric equality would hide a wrong timescale).
-    func expectFields(_ t: CMTime, _ value: Int64, _ timescale: Int32, rounded: Bool = false, _ comment: Comment? = nil) {
-        #expect(t.isNumeric && t.value == value && t.timescale == timescale && t.hasBeenRounded == rounded, "\(t)")
+    func expectFields(
+        _ t: CMTime, _ value: Int64, _ timescale: Int32, rounded: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            t.isNumeric && t.value == value && t.timescale == timescale && t.hasBeenRounded == rounded,
+            "\(t), expected \(value)/\(timescale)\(rounded ? " rounded" : "")", sourceLocation: sourceLocation)
     }
 
     @Test func specialTimesAndMaking() {
