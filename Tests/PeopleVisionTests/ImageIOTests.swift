@@ -156,3 +156,31 @@ struct ImageIOTests {
         #expect(CGImageSourceCopyAuxiliaryDataInfoAtIndex(source, 0, kCGImageAuxiliaryDataTypeDepth) == nil)
     }
 }
+
+@Suite("ImageIO thumbnails")
+struct ImageIOThumbnailTests {
+    @Test func thumbnailsShrinkAndTurnUpright() throws {
+        // 40 × 20 stored, EXIF 6: shown upright it stands 20 × 40.
+        let jpeg = ImageIOTests.withEXIFOrientation(try ImageEncoder.encode(ImageIOTests.halves(), as: .jpeg(quality: 95)), 6)
+        let source = try #require(CGImageSourceCreateWithData(jpeg, nil))
+        #expect(CGImageSourceCreateThumbnailAtIndex(source, 0, nil) == nil)   // no thumbnail in the file, none asked for
+        let always = [kCGImageSourceCreateThumbnailFromImageAlways: true, kCGImageSourceThumbnailMaxPixelSize: 10] as CFDictionary
+        let stored = try #require(CGImageSourceCreateThumbnailAtIndex(source, 0, always))
+        #expect(stored.width == 10 && stored.height == 5)
+        let turned = try #require(
+            CGImageSourceCreateThumbnailAtIndex(
+                source, 0,
+                [kCGImageSourceCreateThumbnailFromImageIfAbsent: true, kCGImageSourceThumbnailMaxPixelSize: 10,
+                 kCGImageSourceCreateThumbnailWithTransform: true] as CFDictionary))
+        #expect(turned.width == 5 && turned.height == 10)
+        // Upright, the stored left (red) half is on top: a quarter turn clockwise.
+        let pixels = turned.buffer
+        let top = pixels.withUnsafeBytes { Array($0[0..<4]) }, bottom = pixels.withUnsafeBytes { Array($0[9 * pixels.bytesPerRow()..<(9 * pixels.bytesPerRow() + 4)]) }
+        #expect(top[0] > 200 && top[2] < 60 && bottom[2] > 200 && bottom[0] < 60, "top \(top), bottom \(bottom)")
+        // Never enlarged; a bad size is refused.
+        let large = [kCGImageSourceCreateThumbnailFromImageAlways: true, kCGImageSourceThumbnailMaxPixelSize: 4000] as CFDictionary
+        #expect(CGImageSourceCreateThumbnailAtIndex(source, 0, large)?.width == 40)
+        let zero = [kCGImageSourceCreateThumbnailFromImageAlways: true, kCGImageSourceThumbnailMaxPixelSize: 0] as CFDictionary
+        #expect(CGImageSourceCreateThumbnailAtIndex(source, 0, zero) == nil)
+    }
+}
