@@ -103,7 +103,8 @@ public func CGImageSourceCreateImageAtIndex(_ isrc: CGImageSource, _ index: Int,
 /// Keys: ``kCGImagePropertyPixelWidth`` and ``kCGImagePropertyPixelHeight`` (as stored, before any
 /// orientation), ``kCGImagePropertyOrientation`` (when the file has one other than up; also in
 /// the ``kCGImagePropertyTIFFDictionary``), ``kCGImagePropertyHasAlpha``,
-/// ``kCGImagePropertyDepth`` (bits per component) and ``kCGImagePropertyColorModel``. Numbers are
+/// ``kCGImagePropertyDepth`` (8, the depth images are decoded to here, whatever the file stores) and
+/// ``kCGImagePropertyColorModel``. Numbers are
 /// `NSNumber`s, so `as? UInt32`, `as? Int` and `as? NSNumber` all read them.
 public func CGImageSourceCopyPropertiesAtIndex(_ isrc: CGImageSource, _ index: Int, _ options: CFDictionary?) -> CFDictionary? {
     guard let info = isrc.header(at: index) else { return nil }
