@@ -12,7 +12,10 @@
 //   inference                      PVTFLite (model reader) -> PVInference (executor)
 //   imaging                        PVImaging -> PVRender (image recipes and their band renderer)
 //   perception                     PVPerception
-//   public API                     PeopleVision (the only module users import)
+//   public API                     PeopleVision (the module users import), and Apple's module names over it
+//                                  (Vision, CoreImage, CoreVideo, CoreMedia, AVFoundation, CoreML, simd, ImageIO,
+//                                  CoreGraphics: thin re-exports, so Apple code keeps its imports; CoreImageSubmodules
+//                                  declares the clang submodule CoreImage.CIFilterBuiltins)
 //   tools                          PVBench (benchmarks and the model commands, over the public API and the engine;
 //                                  imported by the CLI only), peoplevision (CLI: the public API, PVImaging for image
 //                                  and video files, PVBench for `bench`, `models` and `inspect`; starts no threads)
@@ -25,11 +28,17 @@ let engine: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Apple's framework names, each a module that re-exports `PeopleVision` (Sources/AppleModules/<name>).
+let appleModules = ["Vision", "CoreImage", "CoreVideo", "CoreMedia", "AVFoundation", "CoreML", "simd", "ImageIO", "CoreGraphics"]
+
 let package = Package(
     name: "PeopleVision",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "PeopleVision", targets: ["PeopleVision"]),
+    ] + appleModules.map { .library(name: $0, targets: [$0]) } + [
+        // For test targets whose files import Swift Testing beside CoreImage or CoreGraphics (see the porting guide).
+        .library(name: "TestingOverlays", targets: ["_Testing_CoreImage", "_Testing_CoreGraphics"]),
         .executable(name: "peoplevision", targets: ["peoplevision"]),
     ],
     dependencies: [
@@ -71,6 +80,17 @@ let package = Package(
         // Public API.
         .target(name: "PeopleVision", dependencies: ["PVCore", "PVPerception", "PVImaging", "PVRender"], swiftSettings: engine),
 
+        // Apple's module names (Documentation/Architecture.md, "Apple's module names").
+        .target(name: "CoreImageSubmodules", path: "Sources/AppleModules/CoreImageSubmodules"),
+    ] + appleModules.map { name in
+        .target(
+            name: name, dependencies: ["PeopleVision"] + (name == "CoreImage" ? ["CoreImageSubmodules"] : []),
+            path: "Sources/AppleModules/\(name)")
+    } + [
+        // The cross-import overlays Swift Testing looks for when a file imports it beside CoreImage or CoreGraphics.
+        .target(name: "_Testing_CoreImage", path: "Sources/AppleModules/_Testing_CoreImage"),
+        .target(name: "_Testing_CoreGraphics", path: "Sources/AppleModules/_Testing_CoreGraphics"),
+
         // Tools.
         .target(name: "CAllocatorTuning"),
         .target(
@@ -110,5 +130,9 @@ let package = Package(
         .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads"]),
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "PVPerception", "CAllocatorTuning"]),
         .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging", "PVRender"]),
+        .testTarget(
+            name: "PortingTests",
+            dependencies: appleModules.map { .target(name: $0) } + ["_Testing_CoreImage", "_Testing_CoreGraphics", "PVTestSupport"],
+            exclude: ["README.md"]),
     ]
 )

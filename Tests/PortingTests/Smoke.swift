@@ -1,0 +1,3 @@
+import CoreImage.CIFilterBuiltins
+import Testing
+@Test func smoke() { #expect(CIFilter.blendWithRedMask().inputImage == nil) }
