@@ -132,7 +132,8 @@ let package = Package(
         .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging", "PVRender"]),
         .testTarget(
             name: "PortingTests",
-            dependencies: appleModules.map { .target(name: $0) } + ["_Testing_CoreImage", "_Testing_CoreGraphics", "PVTestSupport"],
+            dependencies: appleModules.map { .target(name: $0) }
+                + ["_Testing_CoreImage", "_Testing_CoreGraphics", "PVTestSupport"],
             exclude: ["README.md"]),
     ]
 )

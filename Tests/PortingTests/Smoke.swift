@@ -1,3 +1,0 @@
-import CoreImage.CIFilterBuiltins
-import Testing
-@Test func smoke() { #expect(CIFilter.blendWithRedMask().inputImage == nil) }
