@@ -108,10 +108,10 @@ let package = Package(
             ],
             swiftSettings: engine),
 
-        // Examples: Apple's sample code, compiled unchanged but for the import.
-        .executableTarget(name: "PhotoGreeting", dependencies: ["PeopleVision"], path: "Examples/PhotoGreeting",
+        // Examples: Apple's sample code, compiled unchanged, imports included.
+        .executableTarget(name: "PhotoGreeting", dependencies: ["Vision", "CoreImage"], path: "Examples/PhotoGreeting",
                           exclude: ["README.md"]),
-        .executableTarget(name: "FacePoseBackground", dependencies: ["PeopleVision"], path: "Examples/FacePoseBackground",
+        .executableTarget(name: "FacePoseBackground", dependencies: ["Vision", "CoreImage"], path: "Examples/FacePoseBackground",
                           exclude: ["README.md"]),
 
         // Fuzz targets (Fuzz/README.md): replay tools in this build, libFuzzer binaries in Fuzz/run's sanitized one.
