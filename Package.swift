@@ -43,6 +43,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // `swift package generate-documentation --target PeopleVision` (Sources/PeopleVision/PeopleVision.docc).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // C libraries, all from Debian packages installed by scripts/bootstrap.
