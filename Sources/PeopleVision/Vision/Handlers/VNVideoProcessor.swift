@@ -203,6 +203,10 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
         }
     }
 
+    /// ``analyze(_:)`` under the name of Apple's first video API (deprecated there).
+    @available(*, deprecated, renamed: "analyze(_:)")
+    public func analyze(with timeRange: CMTimeRange) throws { try analyze(timeRange) }
+
     /// Stops ``analyze(_:)`` before its next frame (it then throws ``VNErrorCode/requestCancelled``).
     public func cancel() { state.withLock { $0.cancelled = true } }
 }
