@@ -18,7 +18,8 @@
 //                                  declares the clang submodule CoreImage.CIFilterBuiltins)
 //   tools                          PVBench (benchmarks and the model commands, over the public API and the engine;
 //                                  imported by the CLI only), peoplevision (CLI: the public API, PVImaging for image
-//                                  and video files, PVBench for `bench`, `models` and `inspect`; starts no threads)
+//                                  and video files, PVThreads for the threads of `--jsonl` and `greet`, PVBench for
+//                                  `bench`, `models` and `inspect`; starts no threads of its own)
 //
 // Compile-time flag: PEOPLEVISION_INTERNAL_CHECKS turns on costly self-checks
 // (per-op shape checks, NaN scans) in the engine modules.
@@ -105,7 +106,7 @@ let package = Package(
         .executableTarget(
             name: "peoplevision",
             dependencies: [
-                "PeopleVision", "PVImaging", "PVBench", "CAllocatorTuning",
+                "PeopleVision", "PVImaging", "PVThreads", "PVBench", "CAllocatorTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: engine),
