@@ -69,6 +69,17 @@ final class PointNode: UnaryNode, @unchecked Sendable {
                     o[k] = q
                 }
             }
+        case .colorClamp(let low, let high):
+            for j in 0..<r.h {
+                let o = out + j * stride
+                for k in 0..<r.w {
+                    let p = o[k]
+                    let a = p[3]
+                    let u = a > 0 ? SIMD4(p[0] / a, p[1] / a, p[2] / a, a) : .zero
+                    let c = pointwiseMin(pointwiseMax(u, low), high)
+                    o[k] = c * SIMD4(c[3], c[3], c[3], 1)
+                }
+            }
         }
     }
 }

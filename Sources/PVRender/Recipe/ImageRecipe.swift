@@ -70,6 +70,8 @@ package enum PointOperation: Sendable {
     case gamma(Float)
     /// `CIColorMatrix` on unpremultiplied RGBA: `(r·R, r·G, r·B, r·A) + bias`.
     case colorMatrix(r: SIMD4<Float>, g: SIMD4<Float>, b: SIMD4<Float>, a: SIMD4<Float>, bias: SIMD4<Float>)
+    /// `CIColorClamp` on unpremultiplied RGBA: each channel limited to `[min, max]`.
+    case colorClamp(min: SIMD4<Float>, max: SIMD4<Float>)
 }
 
 /// A 2D affine map `(x, y) ↦ (a·x + c·y + tx, b·x + d·y + ty)`, in the arithmetic of Core Graphics' transforms.

@@ -145,6 +145,26 @@ public let kCIInputScaleKey = "inputScale"
 public let kCIInputAspectRatioKey = "inputAspectRatio"
 /// An affine transform.
 public let kCIInputTransformKey = "inputTransform"
+/// The `"inputAmount"` key.
+public let kCIInputAmountKey = "inputAmount"
+/// The `"inputAngle"` key (radians).
+public let kCIInputAngleKey = "inputAngle"
+/// The `"inputBrightness"` key (`CIColorControls`).
+public let kCIInputBrightnessKey = "inputBrightness"
+/// The `"inputCenter"` key (a `CIVector` point).
+public let kCIInputCenterKey = "inputCenter"
+/// The `"inputColor"` key (a `CIColor`).
+public let kCIInputColorKey = "inputColor"
+/// The `"inputContrast"` key (`CIColorControls`).
+public let kCIInputContrastKey = "inputContrast"
+/// The `"inputEV"` key (`CIExposureAdjust`).
+public let kCIInputEVKey = "inputEV"
+/// The `"inputExtent"` key (a `CIVector` rectangle).
+public let kCIInputExtentKey = "inputExtent"
+/// The `"inputIntensity"` key.
+public let kCIInputIntensityKey = "inputIntensity"
+/// The `"inputSaturation"` key (`CIColorControls`).
+public let kCIInputSaturationKey = "inputSaturation"
 
 /// Reads a number option given as `Bool`, `NSNumber`, `Int`, `Float`, `Double` or `CGFloat`.
 func numberValue(_ value: Any?) -> Double? {
