@@ -72,6 +72,12 @@ package enum PointOperation: Sendable {
     case colorMatrix(r: SIMD4<Float>, g: SIMD4<Float>, b: SIMD4<Float>, a: SIMD4<Float>, bias: SIMD4<Float>)
     /// `CIColorClamp` on unpremultiplied RGBA: each channel limited to `[min, max]`.
     case colorClamp(min: SIMD4<Float>, max: SIMD4<Float>)
+    /// `premultiplyingAlpha()`: the stored colour taken as straight and multiplied by alpha.
+    case premultiply
+    /// `unpremultiplyingAlpha()`: the colour divided by alpha (0 where alpha is 0).
+    case unpremultiply
+    /// `settingAlphaOne(in:)`: alpha set to 1, the stored colour kept (the image over black).
+    case alphaOne
 }
 
 /// A 2D affine map `(x, y) ↦ (a·x + c·y + tx, b·x + d·y + ty)`, in the arithmetic of Core Graphics' transforms.

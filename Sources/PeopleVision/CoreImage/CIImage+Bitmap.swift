@@ -7,7 +7,7 @@ extension CIImage {
     ///
     /// Rows run from the top of the picture down, `bytesPerRow` apart; four-channel pixels are premultiplied, as
     /// Core Image assumes. The pixels are copied now. 8-bit four-channel formats and the luminance formats keep their
-    /// precision; `RGBAh`/`RGBAf` and the red-only and alpha-only formats are stored at 8 bits per channel. A red
+    /// precision; `RGBA16`, `RGBAh`/`RGBAf` and the red-only and alpha-only formats are stored at 8 bits per channel. A red
     /// format reads as `(r, 0, 0, 1)` and an alpha format as black with that alpha, as on Apple platforms.
     /// `colorSpace` is accepted and ignored (no colour management is done).
     ///
@@ -45,7 +45,7 @@ extension CIImage {
         case .BGRA8: (target, sourceBytes) = (.bgra32, 4)
         case .ARGB8: (target, sourceBytes) = (.argb32, 4)
         case .ABGR8, .R8, .A8: (target, sourceBytes) = (.rgba32, format == .ABGR8 ? 4 : 1)
-        case .RGBAh: (target, sourceBytes) = (.rgba32, 8)
+        case .RGBAh, .RGBA16: (target, sourceBytes) = (.rgba32, 8)
         case .RGBAf: (target, sourceBytes) = (.rgba32, 16)
         case .L8: (target, sourceBytes) = (.oneComponent8, 1)
         case .Lh: (target, sourceBytes) = (.oneComponent16Half, 2)
@@ -80,6 +80,7 @@ extension CIImage {
         func byte(_ v: Float) -> UInt8 { UInt8(max(0, min(255, (v * 255).rounded()))) }
         func half(_ i: Int) -> Float { Float(row.loadUnaligned(fromByteOffset: i * 2, as: Float16.self)) }
         func float(_ i: Int) -> Float { row.loadUnaligned(fromByteOffset: i * 4, as: Float.self) }
+        func short(_ i: Int) -> UInt8 { UInt8((UInt32(row.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self)) + 128) / 257) }
         let rgba: (UInt8, UInt8, UInt8, UInt8)
         switch format {
         case .ABGR8: rgba = (row[x * 4 + 3], row[x * 4 + 2], row[x * 4 + 1], row[x * 4])
@@ -87,6 +88,7 @@ extension CIImage {
         case .A8: rgba = (0, 0, 0, row[x])
         case .Rh: rgba = (byte(half(x)), 0, 0, 255)
         case .Rf: rgba = (byte(float(x)), 0, 0, 255)
+        case .RGBA16: rgba = (short(x * 4), short(x * 4 + 1), short(x * 4 + 2), short(x * 4 + 3))
         case .RGBAh: rgba = (byte(half(x * 4)), byte(half(x * 4 + 1)), byte(half(x * 4 + 2)), byte(half(x * 4 + 3)))
         default: rgba = (byte(float(x * 4)), byte(float(x * 4 + 1)), byte(float(x * 4 + 2)), byte(float(x * 4 + 3)))
         }

@@ -20,6 +20,8 @@ public struct CIImageOption: RawRepresentable, Hashable, Sendable {
     public static let colorSpace = CIImageOption("kCIImageColorSpace")
     /// `kCIImageProperties`: a `[String: Any]` dictionary returned by ``CIImage/properties``.
     public static let properties = CIImageOption("kCIImageProperties")
+    /// `kCIImageNearestSampling` (ignored: sampling is bilinear, or Lanczos when asked for).
+    public static let nearestSampling = CIImageOption("kCIImageNearestSampling")
     /// `kCIImageAuxiliaryDepth`: the depth map as a half-float monochrome image (iOS 11).
     public static let auxiliaryDepth = CIImageOption("kCIImageAuxiliaryDepth")
     /// `kCIImageAuxiliaryDisparity`: the disparity map as a half-float monochrome image (iOS 11).
@@ -127,6 +129,9 @@ public struct CIContextOption: RawRepresentable, Hashable, Sendable {
     public static let priorityRequestLow = CIContextOption("kCIContextPriorityRequestLow")
     /// `kCIContextName` (kept for debugging only).
     public static let name = CIContextOption("kCIContextName")
+    /// `kCIContextOutputPremultiplied` (ignored: renders to bitmaps and buffers are premultiplied, as Apple's
+    /// default, and file exports straight).
+    public static let outputPremultiplied = CIContextOption("kCIContextOutputPremultiplied")
 }
 
 /// Standard filter parameter keys, as Core Image's `kCI…Key` string constants.
