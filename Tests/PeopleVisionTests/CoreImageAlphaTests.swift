@@ -67,3 +67,24 @@ struct CoreImageAlphaTests {
         #expect(CIColor(red: 0.5, green: 0.25, blue: 1).alpha == 1)
     }
 }
+
+/// `samplingNearest()`: scaled-up pixels keep hard edges.
+@Suite("Core Image: nearest sampling")
+struct CoreImageSamplingTests {
+    @Test func nearestSamplingCopiesWholePixels() {
+        // Two pixels, black then white, scaled up 4×: nearest sampling gives 4 black then 4 white columns.
+        let image = CIImage(
+            bitmapData: Data([0, 255]), bytesPerRow: 2, size: CGSize(width: 2, height: 1), format: .L8, colorSpace: nil)
+        let scale = CGAffineTransform(scaleX: 4, y: 4)
+        let nearest = CITest.rgba(image.samplingNearest().transformed(by: scale))
+        #expect(nearest.count == 4 && nearest[0].count == 8)
+        for row in nearest { #expect(row.map { $0[0] } == [0, 0, 0, 0, 255, 255, 255, 255]) }
+        // Bilinear sampling blends across the edge; samplingLinear() undoes samplingNearest().
+        let linear = CITest.rgba(image.samplingNearest().samplingLinear().transformed(by: scale))
+        #expect(linear[0][3][0] > 0 && linear[0][3][0] < 255)
+        // A rotation by a quarter turn about a point that is not a pixel corner still copies pixels.
+        let turned = image.samplingNearest().transformed(by: CGAffineTransform(rotationAngle: .pi / 2).scaledBy(x: 3, y: 3))
+        let values = Set(CITest.rgba(turned).flatMap { $0 }.filter { $0[3] == 255 }.map { $0[0] })
+        #expect(values == [0, 255])
+    }
+}

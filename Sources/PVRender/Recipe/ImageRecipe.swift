@@ -42,6 +42,8 @@ package final class ImageRecipe: Sendable {
         case gaussianBlur(ImageRecipe, sigma: Float)
         /// Lanczos-3 resampling mapping the input's pixel extent onto this recipe's (rounded) extent.
         case lanczos(ImageRecipe)
+        /// The input unchanged, sampled by nearest neighbour when a transform resamples it (`samplingNearest()`).
+        case nearest(ImageRecipe)
 
         /// A one-line description of the step (for `description`s).
         package var summary: String {
@@ -57,6 +59,7 @@ package final class ImageRecipe: Sendable {
             case .point(_, let op): return "\(op)"
             case .gaussianBlur(_, let s): return "gaussianBlur sigma \(s)"
             case .lanczos: return "lanczos"
+            case .nearest: return "nearest sampling"
             }
         }
     }

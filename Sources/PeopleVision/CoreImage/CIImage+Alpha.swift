@@ -36,8 +36,19 @@ extension CIImage {
     }
 
     /// This image sampled bilinearly by later transforms, as Core Image's `samplingLinear()`: the default, so the
-    /// image itself.
-    public func samplingLinear() -> CIImage { self }
+    /// image itself, or the image ``samplingNearest()`` was called on.
+    public func samplingLinear() -> CIImage {
+        if case .nearest(let inner) = node { return CIImage(recipe: inner, info: info) }
+        return self
+    }
+
+    /// This image sampled by nearest neighbour when a later transform resamples it, as Core Image's
+    /// `samplingNearest()`: each output pixel copies the pixel its centre falls in, so a scaled-up mask keeps hard
+    /// edges. Transforms marked for high-quality downsampling sample by nearest neighbour too.
+    public func samplingNearest() -> CIImage {
+        if case .nearest = node { return self }
+        return CIImage(recipe: ImageRecipe(.nearest(recipe), extent: extent), info: info)
+    }
 
     /// This image with `properties` as its ``properties`` (Apple's `settingProperties(_:)`); keys that are not
     /// strings are dropped.

@@ -20,7 +20,7 @@ public struct CIImageOption: RawRepresentable, Hashable, Sendable {
     public static let colorSpace = CIImageOption("kCIImageColorSpace")
     /// `kCIImageProperties`: a `[String: Any]` dictionary returned by ``CIImage/properties``.
     public static let properties = CIImageOption("kCIImageProperties")
-    /// `kCIImageNearestSampling` (ignored: sampling is bilinear, or Lanczos when asked for).
+    /// `kCIImageNearestSampling` (ignored: call ``CIImage/samplingNearest()`` on the image instead).
     public static let nearestSampling = CIImageOption("kCIImageNearestSampling")
     /// `kCIImageAuxiliaryDepth`: the depth map as a half-float monochrome image (iOS 11).
     public static let auxiliaryDepth = CIImageOption("kCIImageAuxiliaryDepth")
