@@ -159,3 +159,35 @@ struct CoreImageMaskingTests {
         #expect(transform.outputImage?.extent == CGRect(x: 3, y: 0, width: Self.width, height: Self.height))
     }
 }
+
+/// `CIPixellate` and Core Graphics colours.
+@Suite("Core Image: pixellate and CGColor")
+struct CoreImagePixellateTests {
+    @Test func pixellateCopiesEachSquaresCentre() throws {
+        // A horizontal ramp: pixel x has grey 10·x.
+        let width = 16
+        let row: [UInt8] = (0..<width).map { x in UInt8(10 * x) }
+        let bytes: [UInt8] = row + row + row + row
+        let ramp = CIImage(
+            bitmapData: Data(bytes), bytesPerRow: width,
+            size: CGSize(width: width, height: 4), format: .L8, colorSpace: nil)
+        let filter = CIFilter.pixellate()
+        #expect(filter.scale == 8 && filter.center == CGPoint(x: 150, y: 150))
+        filter.inputImage = ramp
+        filter.center = .zero
+        filter.scale = 4
+        let output = try #require(filter.outputImage)
+        #expect(output.extent == ramp.extent)
+        // Square i spans x ∈ [4i, 4i + 4); its centre 4i + 2 lies in pixel 4i + 2.
+        let expected: [UInt8] = (0..<width).map { x in UInt8(10 * (4 * (x / 4) + 2)) }
+        for line in CITest.rgba(output) { #expect(line.map { $0[0] } == expected) }
+    }
+
+    @Test func cgColorsBecomeCIColors() {
+        let rgb = CIColor(cgColor: CGColor(red: 0.1, green: 0.2, blue: 0.3, alpha: 0.4))
+        #expect(rgb.red == 0.1 && rgb.green == 0.2 && rgb.blue == 0.3 && rgb.alpha == 0.4)
+        let grey = CIColor(cgColor: CGColor(gray: 0.5, alpha: 1))
+        #expect(grey.red == 0.5 && grey.blue == 0.5 && grey.alpha == 1)
+        #expect(CGColor.clear.alpha == 0 && CGColor.white.numberOfComponents == 2)
+    }
+}

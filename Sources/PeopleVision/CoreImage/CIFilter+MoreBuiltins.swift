@@ -58,7 +58,22 @@ public protocol CIColorClamp: CIFilterProtocol {
     var maxComponents: CIVector { get set }
 }
 
+/// `CIPixellate`: the image as squares `scale` pixels wide on a grid through `center`, each the colour of the input
+/// pixel at the square's centre, or the nearest edge pixel where that centre is outside the image (Apple does not
+/// document how a square's colour is chosen). The extent is the input's.
+public protocol CIPixellate: CIFilterProtocol {
+    /// The image to filter (`inputImage`).
+    var inputImage: CIImage? { get set }
+    /// A corner of the grid (`inputCenter`, default (150, 150)).
+    var center: CGPoint { get set }
+    /// The width of a square in pixels (`inputScale`, default 8).
+    var scale: Float { get set }
+}
+
 extension CIFilter {
+    /// A `CIPixellate` filter.
+    public static func pixellate() -> CIFilter & CIPixellate { PixellateFilter(builtin: .named("CIPixellate")!) }
+
     /// A `CIMaskedVariableBlur` filter.
     public static func maskedVariableBlur() -> CIFilter & CIMaskedVariableBlur {
         MaskedVariableBlurFilter(builtin: .named("CIMaskedVariableBlur")!)
@@ -87,6 +102,17 @@ final class MaskedVariableBlurFilter: ImageInputFilter, CIMaskedVariableBlur {
     var radius: Float {
         get { number(kCIInputRadiusKey) }
         set { setNumber(newValue, kCIInputRadiusKey) }
+    }
+}
+
+final class PixellateFilter: ImageInputFilter, CIPixellate {
+    var center: CGPoint {
+        get { vector(kCIInputCenterKey)?.cgPointValue ?? CGPoint(x: 150, y: 150) }
+        set { setValue(CIVector(cgPoint: newValue), forKey: kCIInputCenterKey) }
+    }
+    var scale: Float {
+        get { number(kCIInputScaleKey) }
+        set { setNumber(newValue, kCIInputScaleKey) }
     }
 }
 
@@ -146,6 +172,16 @@ extension CIImage {
         return CIImage(node: .point(recipe, operation), extent: extent)
     }
 
+    /// See ``CIPixellate``: a nearest-neighbour shrink by `scale` about `center`, then a nearest-neighbour enlargement.
+    func pixellated(center: CGPoint, scale: CGFloat) -> CIImage {
+        guard scale.isFinite, scale > 1, !extent.isNull, !extent.isEmpty else { return self }
+        let toGrid = CGAffineTransform(translationX: -center.x, y: -center.y).concatenating(
+            CGAffineTransform(scaleX: 1 / scale, y: 1 / scale))
+        // Clamped first so squares across the edge take an edge pixel rather than clear.
+        let cells = clampedToExtent().samplingNearest().transformed(by: toGrid)
+        return cells.samplingNearest().transformed(by: toGrid.inverted()).cropped(to: extent)
+    }
+
     /// See ``CIMaskedVariableBlur``.
     func maskedVariableBlur(mask: CIImage, radius: Float) -> CIImage {
         guard radius.isFinite, radius > 0, !extent.isNull, !extent.isEmpty else { return self }
@@ -173,6 +209,14 @@ extension CIImage {
 
 extension BuiltinFilter {
     static let more: [BuiltinFilter] = [
+        BuiltinFilter(
+            name: "CIPixellate", inputKeys: [kCIInputImageKey, kCIInputCenterKey, kCIInputScaleKey],
+            defaults: [kCIInputCenterKey: .vector(CIVector(x: 150, y: 150)), kCIInputScaleKey: .number(8)]
+        ) { inputs in
+            guard let image = inputs.image(kCIInputImageKey) else { return nil }
+            let center = inputs.vector(kCIInputCenterKey)?.cgPointValue ?? CGPoint(x: 150, y: 150)
+            return image.pixellated(center: center, scale: CGFloat(inputs.number(kCIInputScaleKey) ?? 8))
+        },
         BuiltinFilter(
             name: "CIMaskedVariableBlur", inputKeys: [kCIInputImageKey, "inputMask", kCIInputRadiusKey],
             defaults: [kCIInputRadiusKey: .number(5)]

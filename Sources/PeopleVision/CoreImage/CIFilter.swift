@@ -11,8 +11,8 @@ import PVRender
 /// Built-in filters: `CIBlendWithMask`, `CIBlendWithRedMask`, `CIBlendWithBlueMask`,
 /// `CIBlendWithAlphaMask`, `CIMaximumComponent`, `CIGammaAdjust`, `CIGaussianBlur`,
 /// `CISourceOverCompositing`, `CILanczosScaleTransform`, `CIColorMatrix`, `CIAffineTransform`,
-/// `CIPersonSegmentation`, `CIMaskedVariableBlur`, `CIColorControls`, `CIExposureAdjust`, `CIColorClamp`
-/// and `CICrop`. New inputs start at their defaults, as on iOS.
+/// `CIPersonSegmentation`, `CIMaskedVariableBlur`, `CIColorControls`, `CIExposureAdjust`, `CIColorClamp`,
+/// `CIPixellate` and `CICrop`. New inputs start at their defaults, as on iOS.
 ///
 /// ```swift
 /// let blend = CIFilter(name: "CIBlendWithRedMask")!
