@@ -23,6 +23,8 @@ import Testing
         #expect(close(simd_normalize(a), simd_float3(1.0 / 3, 2.0 / 3, 2.0 / 3)))
         #expect(simd_clamp(simd_float3(-1, 0.5, 3), simd_float3(repeating: 0), simd_float3(repeating: 1)) == simd_float3(0, 0.5, 1))
         #expect(simd_clamp(Float(7), 0, 5) == 5)
+        #expect(clamp(simd_float2(-3, 3), min: 0, max: 1) == simd_float2(0, 1))
+        #expect(clamp(simd_float2(-3, 3), min: simd_float2(-1, 0), max: simd_float2(0, 2)) == simd_float2(-1, 2))
         #expect(simd_mix(simd_float2(0, 10), simd_float2(10, 20), simd_float2(0.25, 0.5)) == simd_float2(2.5, 15))
         #expect(simd_mix(Float(2), 4, 0.5) == 3)
         #expect(simd_length(simd_double2(3, 4)) == 5)

@@ -53,7 +53,7 @@ public func simd_cross<T: BinaryFloatingPoint & SIMDScalar>(_ x: SIMD3<T>, _ y: 
 
 /// Each element of `x` limited to `[min, max]` (Apple's `simd_clamp`).
 public func simd_clamp<V: SIMD>(_ x: V, _ min: V, _ max: V) -> V where V.Scalar: BinaryFloatingPoint {
-    x.clamped(lowerBound: min, upperBound: max)
+    pointwiseMin(pointwiseMax(x, min), max)
 }
 
 /// `x` limited to `[min, max]` (Apple's scalar `simd_clamp`).
@@ -88,9 +88,13 @@ public func normalize<V: SIMD>(_ x: V) -> V where V.Scalar: BinaryFloatingPoint 
 public func cross<T: BinaryFloatingPoint & SIMDScalar>(_ x: SIMD3<T>, _ y: SIMD3<T>) -> SIMD3<T> { simd_cross(x, y) }
 /// The Swift `simd` overlay's `mix(_:_:t:)`: `simd_mix` with one weight for every element.
 public func mix<V: SIMD>(_ x: V, _ y: V, t: V.Scalar) -> V where V.Scalar: BinaryFloatingPoint { x + t * (y - x) }
-/// The Swift `simd` overlay's `clamp(_:min:max:)`.
+/// The Swift `simd` overlay's `clamp(_:min:max:)` with one bound for every element.
 public func clamp<V: SIMD>(_ x: V, min: V.Scalar, max: V.Scalar) -> V where V.Scalar: BinaryFloatingPoint {
-    x.clamped(lowerBound: V(repeating: min), upperBound: V(repeating: max))
+    pointwiseMin(pointwiseMax(x, V(repeating: min)), V(repeating: max))
+}
+/// The Swift `simd` overlay's `clamp(_:min:max:)` with bounds per element.
+public func clamp<V: SIMD>(_ x: V, min: V, max: V) -> V where V.Scalar: BinaryFloatingPoint {
+    pointwiseMin(pointwiseMax(x, min), max)
 }
 
 /// Three `Float`s (Apple's `simd_make_float3`).
