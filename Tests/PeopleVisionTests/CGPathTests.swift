@@ -52,3 +52,31 @@ import Testing
         #expect(CGFloat(truncating: NSNumber(value: 0.25)) == 0.25)
     }
 }
+
+/// Arcs and rounded rectangles.
+@Suite struct CGPathArcTests {
+    @Test func arcsFollowTheCircle() {
+        let path = CGMutablePath()
+        path.addArc(center: CGPoint(x: 1, y: 1), radius: 2, startAngle: 0, endAngle: .pi / 2, clockwise: false)
+        // A quarter circle from (3, 1) to (1, 3) through (1 + √2, 1 + √2).
+        #expect(abs(path.currentPoint.x - 1) < 1e-9 && abs(path.currentPoint.y - 3) < 1e-9)
+        let box = path.boundingBoxOfPath
+        #expect(abs(box.minX - 1) < 0.01 && abs(box.maxX - 3) < 0.01 && abs(box.maxY - 3) < 0.01)
+        // Clockwise from 0 to π/2 is the other three quarters: down through (1, −1).
+        let long = CGMutablePath()
+        long.addArc(center: CGPoint(x: 1, y: 1), radius: 2, startAngle: 0, endAngle: .pi / 2, clockwise: true)
+        #expect(abs(long.boundingBoxOfPath.minY + 1) < 0.01 && abs(long.boundingBoxOfPath.minX + 1) < 0.01)
+        // A full circle (end = start + 2π) contains its centre and not a point beyond the radius.
+        let circle = CGMutablePath()
+        circle.addArc(center: .zero, radius: 1, startAngle: 0, endAngle: 2 * .pi, clockwise: false)
+        #expect(circle.contains(.zero) && !circle.contains(CGPoint(x: 0.8, y: 0.8)))
+    }
+
+    @Test func roundedRectanglesCutTheirCorners() {
+        let rounded = CGPath(roundedRect: CGRect(x: 0, y: 0, width: 10, height: 6), cornerWidth: 2, cornerHeight: 2, transform: nil)
+        #expect(rounded.boundingBox == CGRect(x: 0, y: 0, width: 10, height: 6))
+        #expect(rounded.contains(CGPoint(x: 5, y: 0.1)) && rounded.contains(CGPoint(x: 1, y: 1)))
+        // The corner point (0.2, 0.2) lies outside the quarter circle of radius 2 about (2, 2).
+        #expect(!rounded.contains(CGPoint(x: 0.2, y: 0.2)))
+    }
+}
