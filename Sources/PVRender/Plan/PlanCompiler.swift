@@ -52,6 +52,7 @@ final class PlanCompiler {
             return ClampNode(child: compile(child, ClampNode.source(of: need, in: area)), area: area, slot: slot())
         case .transform(let child, let t, _) where child.isNearestSampled && !t.isWholePixelTranslation:
             guard t.determinant != 0, t.determinant.isFinite else { return EmptyNode() }
+            if t.b != 0 || t.c != 0 { rotates = true }
             let probe = NearestTransformNode(child: EmptyNode(), inverse: t.inverted(), bounds: bounds, slot: 0)
             return NearestTransformNode(
                 child: compile(child, probe.sourceRect(need)), inverse: t.inverted(), bounds: bounds, slot: slot())

@@ -88,7 +88,9 @@ public final class MLMultiArray: NSObject, @unchecked Sendable {
         precondition(shape.reduce(1, *) == values.count, "shape \(shape) does not hold \(values.count) values")
         let steps = Self.rowMajorStrides(shape)
         let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(values.count, 1) * 8, alignment: 16)
-        values.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        values.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress { pointer.copyMemory(from: base, byteCount: bytes.count) }
+        }
         (dims, self.steps, dataType) = (shape, steps, .double)
         self.shape = shape.map { NSNumber(value: $0) }
         strides = steps.map { NSNumber(value: $0) }
