@@ -23,12 +23,12 @@ extension CIImage {
 
     /// An image of a Core Video image buffer, as Core Image's `CIImage(cvImageBuffer:)`: the same as
     /// ``init(cvPixelBuffer:)`` (every image buffer here is a pixel buffer).
-    public convenience init(cvImageBuffer imageBuffer: CVPixelBuffer) {
+    public convenience init(cvImageBuffer imageBuffer: CVImageBuffer) {
         self.init(cvPixelBuffer: imageBuffer, options: nil)
     }
 
     /// As ``init(cvImageBuffer:)``; the options are those of ``init(cvPixelBuffer:options:)``.
-    public convenience init(cvImageBuffer imageBuffer: CVPixelBuffer, options: [CIImageOption: Any]?) {
+    public convenience init(cvImageBuffer imageBuffer: CVImageBuffer, options: [CIImageOption: Any]?) {
         self.init(cvPixelBuffer: imageBuffer, options: options)
     }
 
