@@ -77,7 +77,8 @@ extension CGMutablePath {
 extension CGPath {
     /// A closed rounded rectangle, transformed (Apple's `CGPath(roundedRect:cornerWidth:cornerHeight:transform:)`).
     public convenience init(
-        roundedRect rect: CGRect, cornerWidth: CGFloat, cornerHeight: CGFloat, transform: UnsafePointer<CGAffineTransform>?
+        roundedRect rect: CGRect, cornerWidth: CGFloat, cornerHeight: CGFloat,
+        transform: UnsafePointer<CGAffineTransform>?
     ) {
         let path = CGMutablePath()
         path.addRoundedRect(

@@ -157,7 +157,9 @@ public class CGPath: Equatable, CustomStringConvertible {
     static func bezier(_ points: [CGPoint], t: CGFloat) -> CGPoint {
         var p = points
         while p.count > 1 {
-            p = (0..<(p.count - 1)).map { CGPoint(x: p[$0].x + t * (p[$0 + 1].x - p[$0].x), y: p[$0].y + t * (p[$0 + 1].y - p[$0].y)) }
+            p = (0..<(p.count - 1)).map { i in
+                CGPoint(x: p[i].x + t * (p[i + 1].x - p[i].x), y: p[i].y + t * (p[i + 1].y - p[i].y))
+            }
         }
         return p[0]
     }
@@ -247,7 +249,9 @@ public final class CGMutablePath: CGPath {
 
     /// Appends another path's elements, transformed.
     public func addPath(_ path: CGPath, transform: CGAffineTransform = .identity) {
-        for e in path.elements { elements.append(Element(type: e.type, points: e.points.map { $0.applying(transform) })) }
+        for e in path.elements {
+            elements.append(Element(type: e.type, points: e.points.map { $0.applying(transform) }))
+        }
     }
 
     private func append(_ type: CGPathElementType, _ points: [CGPoint], _ transform: CGAffineTransform) {

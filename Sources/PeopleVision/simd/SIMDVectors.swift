@@ -82,7 +82,7 @@ public func length<V: SIMD>(_ x: V) -> V.Scalar where V.Scalar: BinaryFloatingPo
 public func length_squared<V: SIMD>(_ x: V) -> V.Scalar where V.Scalar: BinaryFloatingPoint { simd_length_squared(x) }
 /// The Swift `simd` overlay's name for ``simd_distance(_:_:)``.
 public func distance<V: SIMD>(_ x: V, _ y: V) -> V.Scalar where V.Scalar: BinaryFloatingPoint { simd_distance(x, y) }
-/// The Swift `simd` overlay's name for ``simd_normalize(_:)``.
+/// The Swift `simd` overlay's name for `simd_normalize`.
 public func normalize<V: SIMD>(_ x: V) -> V where V.Scalar: BinaryFloatingPoint { simd_normalize(x) }
 /// The Swift `simd` overlay's name for ``simd_cross(_:_:)``.
 public func cross<T: BinaryFloatingPoint & SIMDScalar>(_ x: SIMD3<T>, _ y: SIMD3<T>) -> SIMD3<T> { simd_cross(x, y) }

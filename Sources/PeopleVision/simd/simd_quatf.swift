@@ -1,7 +1,7 @@
 import Foundation
 
 /// A quaternion of `Float`s, as Apple's `simd_quatf`: `vector` holds the imaginary part in `x, y, z` and the real
-/// part in `w`. Unit quaternions represent rotations: ``act(_:)`` rotates a vector, ``simd_float4x4/init(_:)`` makes
+/// part in `w`. Unit quaternions represent rotations: ``act(_:)`` rotates a vector, `simd_float4x4(quaternion)` makes
 /// the rotation matrix.
 ///
 /// ```swift
