@@ -5,7 +5,7 @@ SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 MODELS ?= $(if $(PEOPLEVISION_MODELS),$(PEOPLEVISION_MODELS),$(HOME)/.cache/peoplevision/models)
 
-.PHONY: demo test build release bootstrap bench-inference eval goldens clean check-self-tests check fuzz-smoke coverage
+.PHONY: demo test build release bootstrap bench-inference eval robustness goldens clean check-self-tests check fuzz-smoke coverage
 
 bootstrap:
 	@scripts/bootstrap
@@ -29,6 +29,7 @@ check-self-tests:
 	scripts/check-layers --self-test
 	scripts/check-sizes --self-test
 	scripts/surface-coverage --self-test
+	scripts/robustness-set --self-test
 
 # A few thousand inputs per fuzz target (Fuzz/README.md), sanitized build included.
 fuzz-smoke:
@@ -47,6 +48,10 @@ bench-inference: release
 
 eval: bootstrap
 	scripts/eval --peer
+
+# The robustness set (resized, heads covered, mirrored, cropped multi-person images), its section of EVALUATION.md.
+robustness: bootstrap
+	scripts/robustness-set
 
 goldens:
 	scripts/make-goldens
