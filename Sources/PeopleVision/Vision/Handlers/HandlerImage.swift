@@ -15,6 +15,9 @@ final class HandlerImage: @unchecked Sendable {
     var frameTime: CMTimeRange?
     /// The file's EXIF 35 mm-equivalent focal length, when the handler decoded a file that has one.
     var focalLength35mm: Double?
+    /// The sequence this image is a frame of, and the frame's time in nanoseconds, when a sequence handler or a
+    /// video processor performs the requests.
+    var sequence: (state: SequenceState, timestamp: Int64)?
 
     /// The analysis of each region of interest requests asked for (the last four): the work the requests share.
     private let analyses = Mutex<[(roi: CGRect, analysis: ImageAnalysis)]>([])

@@ -42,9 +42,12 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     private let options: [VNImageOption: Any]
     private let prepared = Mutex<HandlerImage?>(nil)
     private let reduced = Mutex<HandlerImage?>(nil)
+    private let frameStamp = Mutex<Int64?>(nil)
 
     /// The video frame this handler's image is (``VNVideoProcessor``): its observations carry the time.
     private let frameTime: CMTimeRange?
+    /// The sequence the image is a frame of (set by ``VNSequenceRequestHandler`` and ``VNVideoProcessor``).
+    var sequence: SequenceState?
 
     init(
         source: Source, orientation: CGImagePropertyOrientation?, options: [VNImageOption: Any], frameTime: CMTimeRange? = nil
@@ -171,6 +174,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
                 let context = HandlerImage(image: image, options: options, handlerID: ObjectIdentifier(self))
                 context.focalLength35mm = focal
                 context.frameTime = frameTime
+                context.sequence = sequenceFrame()
                 reduced.withLock { $0 = context }
                 return context
             }
@@ -179,8 +183,27 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         let context = HandlerImage(image: image, options: options, handlerID: ObjectIdentifier(self))
         context.focalLength35mm = focal
         context.frameTime = frameTime
+        context.sequence = sequenceFrame()
         prepared.withLock { $0 = context }
         return context
+    }
+
+    /// The frame's place in its sequence: its time from the frame (a video's, a sample buffer's), else from its
+    /// number. Counted once per handler (a handler is one frame).
+    private func sequenceFrame() -> (state: SequenceState, timestamp: Int64)? {
+        guard let sequence else { return nil }
+        if let known = frameStamp.withLock({ $0 }) { return (sequence, known) }
+        let number = sequence.nextFrame()
+        let stamp: Int64
+        if let t = frameTime?.start.seconds, t.isFinite {
+            stamp = Int64((t * 1e9).rounded())
+        } else {
+            stamp = number * SequenceState.frameInterval
+        }
+        // The filters ignore a time not after the last; a first frame at 0 still counts.
+        let time = max(1, stamp)
+        frameStamp.withLock { $0 = time }
+        return (sequence, time)
     }
 
     /// The bytes of an encoded source (a file is read once, here), nil for pixel sources.

@@ -1,40 +1,59 @@
 import Foundation
+import Synchronization
 
 /// Performs requests on a stream of images, as Apple's `VNSequenceRequestHandler`.
 ///
 /// Stateful requests (person segmentation) performed on consecutive frames through the same requests keep
-/// their state in the request objects, so the same requests should be reused frame after frame.
+/// their state in the request objects, so the same requests should be reused frame after frame. The body-pose
+/// request's landmarks are smoothed over the frames performed through one sequence handler, with MediaPipe's
+/// video-mode filters (``smoothsLandmarks``); each person is followed by the overlap of their landmark boxes from
+/// frame to frame. A frame's time is its sample buffer's when it has one, else frames are taken as 1/30 s apart.
 public final class VNSequenceRequestHandler: @unchecked Sendable {
+    let sequence = SequenceState()
+    private let smoothing = Mutex(true)
+
     public init() {}
 
+    /// PeopleVision extension: whether body-pose landmarks are smoothed over the frames (default true).
+    public var smoothsLandmarks: Bool {
+        get { smoothing.withLock { $0 } }
+        set { smoothing.withLock { $0 = newValue } }
+    }
+
+    /// Performs `requests` on `handler`'s frame, as a frame of this sequence.
+    func perform(_ requests: [VNRequest], frame handler: VNImageRequestHandler) throws {
+        handler.sequence = smoothsLandmarks ? sequence : nil
+        try handler.perform(requests)
+    }
+
     public func perform(_ requests: [VNRequest], on image: CGImage) throws {
-        try VNImageRequestHandler(cgImage: image).perform(requests)
+        try perform(requests, frame: VNImageRequestHandler(cgImage: image))
     }
     public func perform(_ requests: [VNRequest], on image: CGImage, orientation: CGImagePropertyOrientation) throws {
-        try VNImageRequestHandler(cgImage: image, orientation: orientation).perform(requests)
+        try perform(requests, frame: VNImageRequestHandler(cgImage: image, orientation: orientation))
     }
     public func perform(_ requests: [VNRequest], on image: CIImage) throws {
-        try VNImageRequestHandler(ciImage: image).perform(requests)
+        try perform(requests, frame: VNImageRequestHandler(ciImage: image))
     }
     public func perform(_ requests: [VNRequest], on image: CIImage, orientation: CGImagePropertyOrientation) throws {
-        try VNImageRequestHandler(ciImage: image, orientation: orientation).perform(requests)
+        try perform(requests, frame: VNImageRequestHandler(ciImage: image, orientation: orientation))
     }
     public func perform(_ requests: [VNRequest], on pixelBuffer: CVPixelBuffer) throws {
-        try VNImageRequestHandler(cvPixelBuffer: pixelBuffer).perform(requests)
+        try perform(requests, frame: VNImageRequestHandler(cvPixelBuffer: pixelBuffer))
     }
     public func perform(_ requests: [VNRequest], on pixelBuffer: CVPixelBuffer, orientation: CGImagePropertyOrientation) throws {
-        try VNImageRequestHandler(cvPixelBuffer: pixelBuffer, orientation: orientation).perform(requests)
+        try perform(requests, frame: VNImageRequestHandler(cvPixelBuffer: pixelBuffer, orientation: orientation))
     }
     public func perform(_ requests: [VNRequest], onImageData imageData: Data) throws {
-        try VNImageRequestHandler(data: imageData).perform(requests)
+        try perform(requests, frame: VNImageRequestHandler(data: imageData))
     }
     public func perform(_ requests: [VNRequest], onImageData imageData: Data, orientation: CGImagePropertyOrientation) throws {
-        try VNImageRequestHandler(data: imageData, orientation: orientation).perform(requests)
+        try perform(requests, frame: VNImageRequestHandler(data: imageData, orientation: orientation))
     }
     public func perform(_ requests: [VNRequest], onImageURL imageURL: URL) throws {
-        try VNImageRequestHandler(url: imageURL).perform(requests)
+        try perform(requests, frame: VNImageRequestHandler(url: imageURL))
     }
     public func perform(_ requests: [VNRequest], onImageURL imageURL: URL, orientation: CGImagePropertyOrientation) throws {
-        try VNImageRequestHandler(url: imageURL, orientation: orientation).perform(requests)
+        try perform(requests, frame: VNImageRequestHandler(url: imageURL, orientation: orientation))
     }
 }

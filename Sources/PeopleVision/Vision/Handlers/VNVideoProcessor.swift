@@ -168,6 +168,8 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
         // A frame is in the range when its time is; a small tolerance absorbs the timestamps' rounding.
         let slack = 1e-6
         var analysed = 0
+        // The frames of one analysis are one sequence (body landmarks smoothed over them).
+        let sequence = SequenceState()
         while true {
             if state.withLock({ $0.cancelled }) { throw NSError(vision: .requestCancelled, "the video analysis was cancelled") }
             let next: (frame: PixelBuffer, seconds: Double)?
@@ -196,7 +198,9 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
             let time = CMTimeRange(
                 start: CMTime(seconds: seconds, preferredTimescale: 90_000), duration: CMTime(seconds: frameLength, preferredTimescale: 90_000))
             // Failures reach each request's completion handler; the analysis goes on.
-            try? VNImageRequestHandler(frame: frame, at: time).perform(due)
+            let handler = VNImageRequestHandler(frame: frame, at: time)
+            handler.sequence = sequence
+            try? handler.perform(due)
         }
         if analysed == 0 {
             throw NSError(vision: .invalidArgument, "no frame of \(url.lastPathComponent) lies in the time range \(start)…\(end) s")

@@ -19,6 +19,9 @@ import PVPerception
 /// results describing one person twice are merged. See ``VNHumanBodyPoseObservation`` for the joints and their
 /// confidences.
 ///
+/// Performed on the frames of a ``VNSequenceRequestHandler`` or a ``VNVideoProcessor``, the landmarks are smoothed
+/// over time with MediaPipe's video-mode filters (see ``VNSequenceRequestHandler/smoothsLandmarks``).
+///
 /// With a `regionOfInterest`, the people are those of the whole image lying mostly inside the region (at least 40 %
 /// of their box), in coordinates normalized to the region: a region is not searched as a picture of its own, where,
 /// enlarged, a cat's face can pass for a person.
@@ -57,7 +60,8 @@ public final class VNDetectHumanBodyPoseRequest: VNImageBasedRequest, @unchecked
     }
 
     override func process(_ image: HandlerImage) throws -> [VNObservation] {
-        let (people, width, height) = try image.people(in: regionOfInterest)
+        var (people, width, height) = try image.people(in: regionOfInterest)
+        if let (sequence, time) = image.sequence { people = sequence.smoothed(people, for: self, timestamp: time) }
         return people.map { Self.observation($0, width: width, height: height, revision: revision) }
     }
 
