@@ -71,7 +71,9 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
             image.options[.cameraIntrinsics], width: image.image.width, height: image.image.height, focalLength35mm: image.focalLength35mm)
         intrinsics.cx -= Double(origin.x)
         intrinsics.cy -= Double(origin.y)
-        let people = try analysis.people(multiScale: false)
+        var people = try analysis.people(multiScale: false)
+        // In a sequence, the landmarks (and with them the world landmarks the skeleton is built from) are smoothed.
+        if let (sequence, time) = image.sequence { people = sequence.smoothed(people, for: self, timestamp: time) }
         let prominence = people.map { Self.prominence($0, width: region.width, height: region.height) }
         guard let best = prominence.indices.max(by: { prominence[$0] < prominence[$1] }), prominence[best] > 0,
             let skeleton = BodyPose3D(person: people[best], intrinsics: intrinsics)
