@@ -93,6 +93,9 @@ let package = Package(
                           exclude: ["README.md"]),
         .executableTarget(name: "FacePoseBackground", dependencies: ["PeopleVision"], path: "Examples/FacePoseBackground",
                           exclude: ["README.md"]),
+        // Our own example of Vision's Swift API (iOS 18), in the manner of Apple's selfie-analysis sample.
+        .executableTarget(name: "SelfieAnalysis", dependencies: ["PeopleVision"], path: "Examples/SelfieAnalysis",
+                          exclude: ["README.md"]),
 
         // Fuzz targets (Fuzz/README.md): replay tools in this build, libFuzzer binaries in Fuzz/run's sanitized one.
         .target(name: "FuzzDriver", path: "Fuzz/Driver"),
@@ -109,6 +112,8 @@ let package = Package(
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
         .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads"]),
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "PVPerception", "CAllocatorTuning"]),
-        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging", "PVRender"]),
+        .testTarget(
+            name: "PeopleVisionTests",
+            dependencies: ["PeopleVision", "PhotoGreeting", "SelfieAnalysis", "PVTestSupport", "PVImaging", "PVRender"]),
     ]
 )
