@@ -7,7 +7,7 @@ import Testing
 /// the same image: each test flattens both results into numbers in a fixed order and compares them.
 @Suite("Swift API results equal the VN API's")
 struct SwiftAPIParityTests {
-    static let images = ["astronaut.png", "chelsea.png"]
+    static let images = ["astronaut.png", "chelsea.png", "camera.png"]
 
     /// The `VN…` requests' results, flattened, with their Swift counterparts'. One handler of each API performs
     /// every request, as an app would.
@@ -162,5 +162,76 @@ enum Flat {
             for y in 0..<p.height { v += raw[(y * p.bytesPerRow())..<(y * p.bytesPerRow() + rowBytes)].map(Double.init) }
         }
         return v
+    }
+}
+
+/// ``DetectHumanBodyPoseRequest/detectsHands``: the hands attached to bodies are the hand request's own results.
+@Suite("Swift API: bodies with their hands")
+struct SwiftAPIBodyHandsTests {
+    @Test("attached hands are hand-pose results, on the body's side, near its wrist", arguments: ["camera.png", "astronaut.png"])
+    func handsOnBodies(image: String) async throws {
+        let url = try TestFiles.installed(image)
+        let handler = ImageRequestHandler(url)
+        var withHands = DetectHumanBodyPoseRequest()
+        withHands.detectsHands = true
+        var allHands = DetectHumanHandPoseRequest()
+        allHands.maximumHandCount = 8
+        let (bodies, plainBodies, hands) = try await handler.perform(withHands, DetectHumanBodyPoseRequest(), allHands)
+        // The hands change nothing about the bodies.
+        #expect(bodies.map { Flat.joints(Array($0.allJoints().values.sorted { $0.jointName < $1.jointName })) }
+            == plainBodies.map { Flat.joints(Array($0.allJoints().values.sorted { $0.jointName < $1.jointName })) })
+        var attached = 0
+        for body in bodies {
+            for (hand, side) in [(body.leftHand, HumanHandPoseObservation.Chirality.left), (body.rightHand, .right)] {
+                guard let hand else { continue }
+                attached += 1
+                #expect(hand.chirality == side)
+                #expect(hands.contains { $0.uuid == hand.uuid && $0.allJoints() == hand.allJoints() })
+                let bodyWrist = try #require(body.joint(for: side == .left ? .leftWrist : .rightWrist))
+                let handWrist = try #require(hand.joint(for: .wrist))
+                #expect(bodyWrist.distance(to: handWrist) < 0.25)
+            }
+        }
+        // Every attached hand is a distinct hand-pose result (checked above by uuid).
+        #expect(attached <= hands.count)
+    }
+
+    /// Bodies and hands made by hand, so that the pairing rule is checked case by case: each hand goes to the nearest
+    /// wrist of its side within one forearm (at least 0.05), a wrist takes one hand, and a hand nobody reaches stays out.
+    @Test("the pairing rule")
+    func pairing() {
+        typealias Body = VNHumanBodyPoseObservation.JointName
+        func body(leftWrist: CGPoint, leftElbow: CGPoint, rightWrist: CGPoint, rightElbow: CGPoint) -> VNHumanBodyPoseObservation {
+            let placed: [(Body, CGPoint)] = [(.leftWrist, leftWrist), (.leftElbow, leftElbow), (.rightWrist, rightWrist), (.rightElbow, rightElbow)]
+            let points = VNHumanBodyPoseObservation.JointName.all.map { name in
+                let p = placed.first { $0.0 == name }?.1
+                return VNRecognizedPoint(x: Double(p?.x ?? 0), y: Double(p?.y ?? 0), confidence: p == nil ? 0 : 0.9, identifier: name.rawValue)
+            }
+            return VNHumanBodyPoseObservation(points: points, confidence: 0.9, requestRevision: 1)
+        }
+        func hand(_ chirality: VNChirality, wrist: CGPoint) -> VNHumanHandPoseObservation {
+            let points = VNHumanHandPoseObservation.JointName.all.map {
+                VNRecognizedPoint(x: Double(wrist.x), y: Double(wrist.y), confidence: 0.8, identifier: $0.rawValue)
+            }
+            return VNHumanHandPoseObservation(points: points, chirality: chirality, confidence: 0.8, requestRevision: 1)
+        }
+        // Body A on the left of the picture, body B on the right; forearms 0.1 long.
+        let a = body(leftWrist: CGPoint(x: 0.3, y: 0.5), leftElbow: CGPoint(x: 0.3, y: 0.6),
+                     rightWrist: CGPoint(x: 0.1, y: 0.5), rightElbow: CGPoint(x: 0.1, y: 0.6))
+        let b = body(leftWrist: CGPoint(x: 0.9, y: 0.5), leftElbow: CGPoint(x: 0.9, y: 0.6),
+                     rightWrist: CGPoint(x: 0.7, y: 0.5), rightElbow: CGPoint(x: 0.7, y: 0.6))
+        let hands = [
+            hand(.left, wrist: CGPoint(x: 0.32, y: 0.5)),  // 0.02 from A's left wrist
+            hand(.right, wrist: CGPoint(x: 0.75, y: 0.5)),  // 0.05 from B's right wrist
+            hand(.right, wrist: CGPoint(x: 0.72, y: 0.5)),  // 0.02 from B's right wrist: nearer, so it wins
+            hand(.left, wrist: CGPoint(x: 0.5, y: 0.1)),  // out of everyone's reach
+            hand(.left, wrist: CGPoint(x: 0.12, y: 0.5)),  // by A's right wrist, but a left hand: A's left wrist is 0.18 away
+        ]
+        let pairs = DetectHumanBodyPoseRequest.pairHands(hands, with: [a, b])
+        #expect(pairs[0]?.left === hands[0])
+        #expect(pairs[0]?.right == nil)
+        #expect(pairs[1]?.right === hands[2])
+        #expect(pairs[1]?.left == nil)
+        #expect(pairs.count == 2)
     }
 }
