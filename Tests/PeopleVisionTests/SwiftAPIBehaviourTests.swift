@@ -215,3 +215,33 @@ struct SwiftAPIBehaviourTests {
         #expect(NormalizedRect.fullImage.cgRect == CGRect(x: 0, y: 0, width: 1, height: 1))
     }
 }
+
+/// The README's Swift API example, as written there, on the astronaut photo.
+@Suite struct SwiftAPIReadmeExampleTests {
+    @Test func facesBodiesAndMaskOnOneHandler() async throws {
+        let photoURL = try TestFiles.installed("astronaut.png")
+
+        let handler = ImageRequestHandler(photoURL)
+        var body = DetectHumanBodyPoseRequest()
+        body.detectsHands = true
+        let (faces, bodies, mask) = try await handler.perform(
+            DetectFaceLandmarksRequest(), body, GeneratePersonSegmentationRequest())
+        let pupil = faces.first?.landmarks?.leftPupil.pointsInImageCoordinates(CGSize(width: 1920, height: 1080),
+                                                                               origin: .upperLeft)
+        let nose = bodies.first?.joint(for: .nose)?.location
+        var outcomes: [VisionResult] = []
+        let more: [any VisionRequest] = [DetectHumanRectanglesRequest(), DetectHumanHandPoseRequest()]
+        for await outcome in handler.performAll(more) {
+            outcomes.append(outcome)
+        }
+
+        // The pupil lies in the upper half of the picture (upper-left origin: y below half the height), the nose
+        // inside the face box, and the picture's centre (her suit) is person.
+        let p = try #require(pupil?.first)
+        #expect(p.y < 540 && p.x > 0 && p.x < 1920)
+        let noseLocation = try #require(nose)
+        #expect(faces[0].boundingBox.cgRect.insetBy(dx: -0.02, dy: -0.02).contains(noseLocation.cgPoint))
+        #expect(mask.pixel(at: NormalizedPoint(x: 0.5, y: 0.5)) > 0.5)
+        #expect(outcomes.count == 2)
+    }
+}

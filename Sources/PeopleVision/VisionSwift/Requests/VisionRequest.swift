@@ -14,6 +14,8 @@ import Foundation
 public protocol VisionRequest: CustomStringConvertible, Hashable, Sendable {
     /// What performing the request returns.
     associatedtype Result
+    /// The request and its settings, for logs.
+    var description: String { get }
     /// The request's kind and revision.
     var descriptor: RequestDescriptor { get }
     /// The devices each stage can run on: the CPU for both stages here.
@@ -31,6 +33,16 @@ public protocol ImageProcessingRequest: VisionRequest {
     /// normalized to it. A rectangle outside the unit square makes performing fail with
     /// ``VisionError/invalidArgument(_:)``.
     var regionOfInterest: NormalizedRect { get set }
+    /// Performs the request on an image file.
+    func perform(on url: URL, orientation: CGImagePropertyOrientation?) async throws -> Result
+    /// Performs the request on encoded image data.
+    func perform(on data: Data, orientation: CGImagePropertyOrientation?) async throws -> Result
+    /// Performs the request on a `CGImage`.
+    func perform(on image: CGImage, orientation: CGImagePropertyOrientation?) async throws -> Result
+    /// Performs the request on a `CIImage`.
+    func perform(on image: CIImage, orientation: CGImagePropertyOrientation?) async throws -> Result
+    /// Performs the request on a `CVPixelBuffer`.
+    func perform(on pixelBuffer: CVPixelBuffer, orientation: CGImagePropertyOrientation?) async throws -> Result
 }
 
 /// A request that may keep state from frame to frame, as Vision's `StatefulRequest` (iOS 18).

@@ -40,10 +40,41 @@ public protocol VisionObservation: CustomStringConvertible, Codable, Hashable, S
     var timeRange: CMTimeRange? { get }
     /// A unique identifier (kept by requests that refine an observation given to them).
     var uuid: UUID { get }
+    /// Hashes the observation's values.
+    func hash(into hasher: inout Hasher)
 }
 
 extension VisionObservation {
     public var description: String { "\(Self.self)(uuid: \(uuid), confidence: \(confidence))" }
+}
+
+/// An object found in an image, with a box, as Vision's `DetectedObjectObservation` (iOS 18), converted from a
+/// ``VNDetectedObjectObservation``.
+public struct DetectedObjectObservation: VisionObservation, BoundingBoxProviding {
+    public let uuid: UUID
+    public let confidence: Float
+    public let originatingRequestDescriptor: RequestDescriptor?
+    public let timeRange: CMTimeRange?
+    /// The box, normalized to the image (or the request's region of interest), lower-left origin.
+    public var boundingBox: NormalizedRect
+
+    /// A box made by hand (confidence 1).
+    public init(boundingBox: NormalizedRect) {
+        uuid = UUID()
+        confidence = 1
+        originatingRequestDescriptor = nil
+        timeRange = nil
+        self.boundingBox = boundingBox
+    }
+
+    /// The same object as a `VNDetectedObjectObservation`'s.
+    public init(_ observation: VNDetectedObjectObservation) {
+        uuid = observation.uuid
+        confidence = observation.confidence
+        originatingRequestDescriptor = nil
+        timeRange = observation.timeRange == .zero ? nil : observation.timeRange
+        boundingBox = NormalizedRect(normalizedRect: observation.boundingBox)
+    }
 }
 
 /// The `VN…` object an observation was converted from, kept so that a request given the observation back (or an
