@@ -5,7 +5,7 @@ SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 MODELS ?= $(if $(PEOPLEVISION_MODELS),$(PEOPLEVISION_MODELS),$(HOME)/.cache/peoplevision/models)
 
-.PHONY: demo test build release bootstrap bench-inference eval goldens clean check-self-tests check fuzz-smoke
+.PHONY: demo test build release bootstrap bench-inference eval goldens clean check-self-tests check fuzz-smoke coverage
 
 bootstrap:
 	@scripts/bootstrap
@@ -28,6 +28,7 @@ test: bootstrap check-self-tests check fuzz-smoke
 check-self-tests:
 	scripts/check-layers --self-test
 	scripts/check-sizes --self-test
+	scripts/surface-coverage --self-test
 
 # A few thousand inputs per fuzz target (Fuzz/README.md), sanitized build included.
 fuzz-smoke:
@@ -36,6 +37,10 @@ fuzz-smoke:
 # Imports against the layer rules of Documentation/Architecture.md; files over 600 lines, functions over 100.
 check:
 	@status=0; scripts/check-layers || status=1; scripts/check-sizes || status=1; exit $$status
+
+# How much of Apple's API that Vision people apps touch the package provides (README, "Porting an app").
+coverage:
+	scripts/surface-coverage
 
 bench-inference: release
 	$(SWIFT) run -c release $(SWIFT_FLAGS) peoplevision bench inference

@@ -12,10 +12,14 @@
 //   inference                      PVTFLite (model reader) -> PVInference (executor)
 //   imaging                        PVImaging -> PVRender (image recipes and their band renderer)
 //   perception                     PVPerception
-//   public API                     PeopleVision (the only module users import)
+//   public API                     PeopleVision (the module users import), and Apple's module names over it
+//                                  (Vision, CoreImage, CoreVideo, CoreMedia, AVFoundation, CoreML, simd, ImageIO,
+//                                  CoreGraphics: thin re-exports, so Apple code keeps its imports; CoreImageSubmodules
+//                                  declares the clang submodule CoreImage.CIFilterBuiltins)
 //   tools                          PVBench (benchmarks and the model commands, over the public API and the engine;
 //                                  imported by the CLI only), peoplevision (CLI: the public API, PVImaging for image
-//                                  and video files, PVBench for `bench`, `models` and `inspect`; starts no threads)
+//                                  and video files, PVThreads for the threads of `--jsonl` and `greet`, PVBench for
+//                                  `bench`, `models` and `inspect`; starts no threads of its own)
 //
 // Compile-time flag: PEOPLEVISION_INTERNAL_CHECKS turns on costly self-checks
 // (per-op shape checks, NaN scans) in the engine modules.
@@ -25,15 +29,23 @@ let engine: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Apple's framework names, each a module that re-exports `PeopleVision` (Sources/AppleModules/<name>).
+let appleModules = ["Vision", "CoreImage", "CoreVideo", "CoreMedia", "AVFoundation", "CoreML", "simd", "ImageIO", "CoreGraphics"]
+
 let package = Package(
     name: "PeopleVision",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "PeopleVision", targets: ["PeopleVision"]),
+    ] + appleModules.map { .library(name: $0, targets: [$0]) } + [
+        // For test targets whose files import Swift Testing beside CoreImage or CoreGraphics (see the porting guide).
+        .library(name: "TestingOverlays", targets: ["_Testing_CoreImage", "_Testing_CoreGraphics"]),
         .executable(name: "peoplevision", targets: ["peoplevision"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // `swift package generate-documentation --target PeopleVision` (Sources/PeopleVision/PeopleVision.docc).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // C libraries, all from Debian packages installed by scripts/bootstrap.
@@ -71,6 +83,17 @@ let package = Package(
         // Public API.
         .target(name: "PeopleVision", dependencies: ["PVCore", "PVPerception", "PVImaging", "PVRender"], swiftSettings: engine),
 
+        // Apple's module names (Documentation/Architecture.md, "Apple's module names").
+        .target(name: "CoreImageSubmodules", path: "Sources/AppleModules/CoreImageSubmodules"),
+    ] + appleModules.map { name in
+        .target(
+            name: name, dependencies: ["PeopleVision"] + (name == "CoreImage" ? ["CoreImageSubmodules"] : []),
+            path: "Sources/AppleModules/\(name)")
+    } + [
+        // The cross-import overlays Swift Testing looks for when a file imports it beside CoreImage or CoreGraphics.
+        .target(name: "_Testing_CoreImage", path: "Sources/AppleModules/_Testing_CoreImage"),
+        .target(name: "_Testing_CoreGraphics", path: "Sources/AppleModules/_Testing_CoreGraphics"),
+
         // Tools.
         .target(name: "CAllocatorTuning"),
         .target(
@@ -83,18 +106,18 @@ let package = Package(
         .executableTarget(
             name: "peoplevision",
             dependencies: [
-                "PeopleVision", "PVImaging", "PVBench", "CAllocatorTuning",
+                "PeopleVision", "PVImaging", "PVThreads", "PVBench", "CAllocatorTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: engine),
 
-        // Examples: Apple's sample code, compiled unchanged but for the import.
-        .executableTarget(name: "PhotoGreeting", dependencies: ["PeopleVision"], path: "Examples/PhotoGreeting",
+        // Examples: Apple's sample code, compiled unchanged, imports included.
+        .executableTarget(name: "PhotoGreeting", dependencies: ["Vision", "CoreImage"], path: "Examples/PhotoGreeting",
                           exclude: ["README.md"]),
-        .executableTarget(name: "FacePoseBackground", dependencies: ["PeopleVision"], path: "Examples/FacePoseBackground",
+        .executableTarget(name: "FacePoseBackground", dependencies: ["Vision", "CoreImage"], path: "Examples/FacePoseBackground",
                           exclude: ["README.md"]),
         // Our own example of Vision's Swift API (iOS 18), in the manner of Apple's selfie-analysis sample.
-        .executableTarget(name: "SelfieAnalysis", dependencies: ["PeopleVision"], path: "Examples/SelfieAnalysis",
+        .executableTarget(name: "SelfieAnalysis", dependencies: ["Vision", "CoreImage"], path: "Examples/SelfieAnalysis",
                           exclude: ["README.md"]),
 
         // Fuzz targets (Fuzz/README.md): replay tools in this build, libFuzzer binaries in Fuzz/run's sanitized one.
@@ -115,5 +138,10 @@ let package = Package(
         .testTarget(
             name: "PeopleVisionTests",
             dependencies: ["PeopleVision", "PhotoGreeting", "SelfieAnalysis", "PVTestSupport", "PVImaging", "PVRender"]),
+        .testTarget(
+            name: "PortingTests",
+            dependencies: appleModules.map { .target(name: $0) }
+                + ["_Testing_CoreImage", "_Testing_CoreGraphics", "PVTestSupport"],
+            exclude: ["README.md"]),
     ]
 )

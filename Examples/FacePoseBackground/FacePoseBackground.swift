@@ -1,13 +1,9 @@
 // The seed demo of the face suite: the person of a photo in front of a plain background whose colour is
-// chosen by the head pose (roll, yaw, pitch) of the largest face. Apart from the imports this is the code
-// an iOS or macOS app writes.
-#if canImport(Vision)
+// chosen by the head pose (roll, yaw, pitch) of the largest face. This is the code an iOS or macOS app writes,
+// imports included: on Linux the package's modules `Vision` and `CoreImage` stand for Apple's.
 import CoreImage
 import CoreImage.CIFilterBuiltins
 import Vision
-#else
-import PeopleVision
-#endif
 import Foundation
 
 /// The background colour of a head pose (radians, Vision's conventions): yaw picks the hue (turned to the

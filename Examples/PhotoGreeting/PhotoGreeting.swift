@@ -1,12 +1,9 @@
 // The photo greeting from Apple's person-segmentation sample: the person of one photo over another
-// photo as background. Apart from the imports, this is the code an iOS or macOS app writes.
-#if canImport(Vision)
+// photo as background. This is the code an iOS or macOS app writes, imports included: on Linux the package's
+// modules `Vision` and `CoreImage` stand for Apple's.
 import CoreImage
 import CoreImage.CIFilterBuiltins
 import Vision
-#else
-import PeopleVision
-#endif
 import Foundation
 
 /// Which Core Image blend the greeting uses: Apple's sample uses the red mask; its tutorial variant uses `blendWithMask`.

@@ -1,13 +1,10 @@
 // Analyses a selfie with Vision's Swift API (iOS 18): faces with their landmarks, the body pose with its hands, and
 // the person mask, all performed on one ImageRequestHandler; then draws what was found over the photo with Core
-// Image. Apart from the imports, this is the code an iOS or macOS app writes.
-#if canImport(Vision)
+// Image. This is the code an iOS or macOS app writes, imports included: on Linux the package's modules `Vision`
+// and `CoreImage` stand for Apple's.
 import CoreImage
-import Vision
-#else
-import PeopleVision
-#endif
 import Foundation
+import Vision
 
 /// What the analysis found.
 struct SelfieSummary: Sendable {

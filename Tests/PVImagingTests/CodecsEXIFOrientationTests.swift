@@ -111,6 +111,24 @@ import Testing
         expectMarker(decoded.pixels, exif: 1, "HEIC tag only")
     }
 
+    @Test("The encoder records an orientation", arguments: 1...8)
+    func encoderWritesOrientation(exif: Int) throws {
+        let stored = try Self.marked(), orientation = try #require(Orientation(exifValue: exif))
+        for format in [ImageEncoder.Format.jpeg(quality: 95), .png, .heic(quality: 90)] {
+            let data = try ImageEncoder.encode(stored, as: format, orientation: orientation)
+            expectMarker(try ImageDecoder.decode(data: data).pixels, exif: exif, "\(format)")
+            if format != .heic(quality: 90) {
+                // JPEG and PNG keep the pixels as stored and carry the tag; HEIC's decoder applies irot/imir.
+                #expect(try ImageDecoder.info(data: data).orientation == orientation, "\(format)")
+            }
+        }
+        if orientation == .up {
+            #expect(try ImageEncoder.encode(stored, as: .webpLossless, orientation: .up).count > 0)
+        } else {
+            #expect(throws: ImagingError.self) { try ImageEncoder.encode(stored, as: .webp(quality: 80), orientation: orientation) }
+        }
+    }
+
     @Test func malformedEXIFIsIgnored() throws {
         let stored = try Self.marked()
         let jpeg = try ImageEncoder.encode(stored, as: .jpeg())

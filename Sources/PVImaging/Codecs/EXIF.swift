@@ -86,6 +86,12 @@ enum EXIF {
         return Double(millimetres)
     }
 
+    /// A little-endian TIFF block whose IFD0 holds only the orientation tag, for an encoder to embed.
+    static func orientationBlock(_ orientation: Orientation) -> [UInt8] {
+        // Header (byte order, 42, IFD0 at 8), one entry: tag 0x0112, SHORT, count 1, value; no next IFD.
+        [0x49, 0x49, 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, UInt8(orientation.rawValue), 0, 0, 0, 0, 0, 0, 0]
+    }
+
     static func orientation(in block: [UInt8]?) -> Orientation? {
         guard let block else { return nil }
         return block.withUnsafeBytes { orientation(in: $0) }

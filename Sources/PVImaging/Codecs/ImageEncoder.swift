@@ -58,6 +58,21 @@ public enum ImageEncoder {
         }
     }
 
+    /// Encodes `image` and records that its pixels are stored in `orientation`, for viewers to turn
+    /// them upright: an EXIF orientation tag in JPEG and PNG (read back by ``ImageDecoder`` as the
+    /// file's orientation), `irot`/`imir` properties in HEIC (which decoders, this one included,
+    /// apply to the pixels). WebP stores no orientation: anything but `.up` is
+    /// ``ImagingError`` `.invalidArgument` there.
+    public static func encode(_ image: PixelBuffer, as format: Format, orientation: Orientation) throws -> Data {
+        guard orientation != .up else { return try encode(image, as: format) }
+        switch format {
+        case .jpeg(let quality): return try JPEGCodec.encode(image, quality: quality, exif: EXIF.orientationBlock(orientation))
+        case .png: return try PNGCodec.encode(image, exif: EXIF.orientationBlock(orientation))
+        case .heic(let quality): return try encodeHEIC(image, quality: quality, orientation: orientation)
+        case .webp, .webpLossless: throw ImagingError(.invalidArgument, "WebP files here carry no orientation")
+        }
+    }
+
     /// Encodes `image` and writes it to `url` atomically (temporary file, then rename), so a
     /// failure never leaves a partial file. The format comes from `format`, not the extension.
     public static func write(_ image: PixelBuffer, to url: URL, as format: Format) throws {
@@ -77,11 +92,12 @@ public enum ImageEncoder {
     ///   - auxiliaryImages: Mattes and other grey images, any size, 8-bit.
     ///   - depth: A depth or disparity map, stored as a 10-bit ``AuxiliaryImageType/depth`` image
     ///     with its range in XMP (see ``HEICDepthMap``).
+    ///   - orientation: How the primary image's pixels are stored (`irot`/`imir`, applied by readers).
     /// - Throws: ``ImagingError`` `.invalidArgument` for alpha-typed auxiliary images, NaN or
     ///   infinite depth, or depth outside its given range; as ``encode(_:as:)`` otherwise.
     public static func encodeHEIC(
         _ image: PixelBuffer, quality: Int = 80, auxiliaryImages: [HEICAuxiliaryImage] = [],
-        depth: HEICDepthMap? = nil
+        depth: HEICDepthMap? = nil, orientation: Orientation = .up
     ) throws -> Data {
         let primary: HEICCodec.Source
         if image.format == .oneComponent8 || image.format == .oneComponent16Half || image.format == .oneComponent32Float {
@@ -89,7 +105,7 @@ public enum ImageEncoder {
         } else {
             primary = .color(try codecEightBit(image, accepted: [.rgba32], what: "HEIC"))
         }
-        let file = try HEICCodec.encode(primary, quality: quality)
+        let file = try HEICCodec.encode(primary, quality: quality, orientation: orientation)
         guard !auxiliaryImages.isEmpty || depth != nil else { return Data(file) }
         var auxiliaries: [HEIFAuxiliaryWriter.Auxiliary] = []
         for auxiliary in auxiliaryImages {

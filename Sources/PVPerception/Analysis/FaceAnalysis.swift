@@ -67,7 +67,8 @@ package final class FaceAnalysis: Sendable {
     ///
     /// With `withMeshes`, the face mesh runs on every detection, on the short-range detector's crop of the face when
     /// that detector found it (MediaPipe's crop), else on the merged detection's; a face whose mesh box overlaps an
-    /// earlier face's by more than half is dropped. With `landmarksToFollow`, the attention meshes that the landmarks
+    /// earlier face's by more than half is dropped, as is a detection the mesh rejects (unless smaller than
+    /// ``smallestFaceToConfirm``) and one that holds most of an earlier face with more around it. With `landmarksToFollow`, the attention meshes that the landmarks
     /// will need start early, beside the detectors.
     package func faces(withMeshes: Bool, smallFaces: Bool = false, landmarksToFollow: Bool = false) throws -> [Finding] {
         let plain = try Pipelines.faceLandmarker(irises: false)
@@ -94,14 +95,31 @@ package final class FaceAnalysis: Sendable {
             }
             let mesh = try firstMesh(index, of: detection, shortRange: k.map { ($0, shortRange[$0]) }, smallFaces: smallFaces,
                                      early: earlyMeshes, by: plain)
+            // A box around a face already found, with more around it (a hand and a phone beside the face), is not a
+            // second face, whatever the mesh makes of it.
+            if meshBoxes.contains(where: { Self.holdsMost(of: $0, detection.box) }) { continue }
             if let m = mesh {
                 let mb = m.meshBoundingBox
                 if meshBoxes.contains(where: { $0.intersectionOverUnion(with: mb) > 0.5 }) { continue }
                 meshBoxes.append(mb)
+            } else if min(detection.box.width, detection.box.height) >= Self.smallestFaceToConfirm {
+                // The mesh found no face in a crop large enough for it to see one: a balloon, a torso, a shadow.
+                continue
             }
             result.append(Finding(detection: detection, shortRange: k.map { shortRange[$0] }, mesh: mesh))
         }
         return result
+    }
+
+    /// The side (pixels) from which a detection must be confirmed by the face mesh to count as a face. Below it the
+    /// crop, enlarged about six times to the mesh model's 192 px, is too blurred for the mesh's face test, which
+    /// rejects real faces there (a 31 px face in a crowd, on the evaluation sets), so the detector's word stands.
+    package static let smallestFaceToConfirm = 40.0
+
+    /// Whether `box` holds at least 70 % of `face` while being larger: the same face seen with what surrounds it.
+    static func holdsMost(of face: BoundingBox, _ box: BoundingBox) -> Bool {
+        guard box.area > face.area, let common = face.intersection(with: box) else { return false }
+        return common.area >= 0.7 * face.area
     }
 
     /// The first mesh of detection `index`: the short-range crop's (computed early, or now), else, where the mesh

@@ -69,6 +69,29 @@ final class PointNode: UnaryNode, @unchecked Sendable {
                     o[k] = q
                 }
             }
+        case .premultiply, .unpremultiply, .alphaOne:
+            for j in 0..<r.h {
+                let o = out + j * stride
+                for k in 0..<r.w {
+                    let p = o[k], a = p[3]
+                    switch operation {
+                    case .premultiply: o[k] = p * SIMD4(a, a, a, 1)
+                    case .unpremultiply: o[k] = a > 0 ? p / SIMD4(a, a, a, 1) : .zero
+                    default: o[k] = SIMD4(p[0], p[1], p[2], 1)
+                    }
+                }
+            }
+        case .colorClamp(let low, let high):
+            for j in 0..<r.h {
+                let o = out + j * stride
+                for k in 0..<r.w {
+                    let p = o[k]
+                    let a = p[3]
+                    let u = a > 0 ? SIMD4(p[0] / a, p[1] / a, p[2] / a, a) : .zero
+                    let c = pointwiseMin(pointwiseMax(u, low), high)
+                    o[k] = c * SIMD4(c[3], c[3], c[3], 1)
+                }
+            }
         }
     }
 }

@@ -29,6 +29,8 @@ package enum PixelLayout: Sendable, Equatable {
     case rgba8(ByteOrder)
     /// 8-bit R, G, B (`kCVPixelFormatType_24RGB`).
     case rgb8
+    /// 16-bit unsigned R, G, B, A (0…65535), native byte order.
+    case rgba16
     case rgbaHalf
     case rgbaFloat
     case one(LayoutChannel, LayoutScalar)
@@ -41,7 +43,7 @@ package enum PixelLayout: Sendable, Equatable {
         switch self {
         case .rgba8: return 4
         case .rgb8: return 3
-        case .rgbaHalf: return 8
+        case .rgba16, .rgbaHalf: return 8
         case .rgbaFloat: return 16
         case .one(_, let s): return s.size
         }
@@ -100,6 +102,16 @@ package func writeRow(
             d[3 &* k] = b[0]
             d[3 &* k &+ 1] = b[1]
             d[3 &* k &+ 2] = b[2]
+        }
+    case .rgba16:
+        let d = destination.assumingMemoryBound(to: UInt16.self)
+        for k in 0..<n {
+            let p = unpremultiply ? unpremultiplied(row[k]) : row[k]
+            for c in 0..<4 {
+                let v = (p[c] * 65535).rounded()
+                // NaN fails both comparisons and becomes 0.
+                d[4 &* k &+ c] = v >= 65535 ? 65535 : (v > 0 ? UInt16(v) : 0)
+            }
         }
     case .rgbaHalf:
         let d = destination.assumingMemoryBound(to: Float16.self)

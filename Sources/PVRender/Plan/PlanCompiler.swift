@@ -50,8 +50,16 @@ final class PlanCompiler {
             let area = PixelRect(covering: child.extent)
             if area.isEmpty { return EmptyNode() }
             return ClampNode(child: compile(child, ClampNode.source(of: need, in: area)), area: area, slot: slot())
+        case .transform(let child, let t, _) where child.isNearestSampled && !t.isWholePixelTranslation:
+            guard t.determinant != 0, t.determinant.isFinite else { return EmptyNode() }
+            if t.b != 0 || t.c != 0 { rotates = true }
+            let probe = NearestTransformNode(child: EmptyNode(), inverse: t.inverted(), bounds: bounds, slot: 0)
+            return NearestTransformNode(
+                child: compile(child, probe.sourceRect(need)), inverse: t.inverted(), bounds: bounds, slot: slot())
         case .transform(let child, let t, let hq):
             return compileTransform(child, t, highQuality: hq || highQualityDownsample, need: need, bounds: bounds)
+        case .nearest(let child):
+            return compile(child, need)
         case .composite(let foreground, let background):
             return CompositeNode(
                 foreground: compile(foreground, need), background: compile(background, need), bounds: bounds, slot: slot())

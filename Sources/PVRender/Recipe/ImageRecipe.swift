@@ -42,6 +42,8 @@ package final class ImageRecipe: Sendable {
         case gaussianBlur(ImageRecipe, sigma: Float)
         /// Lanczos-3 resampling mapping the input's pixel extent onto this recipe's (rounded) extent.
         case lanczos(ImageRecipe)
+        /// The input unchanged, sampled by nearest neighbour when a transform resamples it (`samplingNearest()`).
+        case nearest(ImageRecipe)
 
         /// A one-line description of the step (for `description`s).
         package var summary: String {
@@ -57,6 +59,7 @@ package final class ImageRecipe: Sendable {
             case .point(_, let op): return "\(op)"
             case .gaussianBlur(_, let s): return "gaussianBlur sigma \(s)"
             case .lanczos: return "lanczos"
+            case .nearest: return "nearest sampling"
             }
         }
     }
@@ -70,6 +73,14 @@ package enum PointOperation: Sendable {
     case gamma(Float)
     /// `CIColorMatrix` on unpremultiplied RGBA: `(r·R, r·G, r·B, r·A) + bias`.
     case colorMatrix(r: SIMD4<Float>, g: SIMD4<Float>, b: SIMD4<Float>, a: SIMD4<Float>, bias: SIMD4<Float>)
+    /// `CIColorClamp` on unpremultiplied RGBA: each channel limited to `[min, max]`.
+    case colorClamp(min: SIMD4<Float>, max: SIMD4<Float>)
+    /// `premultiplyingAlpha()`: the stored colour taken as straight and multiplied by alpha.
+    case premultiply
+    /// `unpremultiplyingAlpha()`: the colour divided by alpha (0 where alpha is 0).
+    case unpremultiply
+    /// `settingAlphaOne(in:)`: alpha set to 1, the stored colour kept (the image over black).
+    case alphaOne
 }
 
 /// A 2D affine map `(x, y) ↦ (a·x + c·y + tx, b·x + d·y + ty)`, in the arithmetic of Core Graphics' transforms.

@@ -27,6 +27,11 @@ public final class CIColor: Sendable, Hashable, CustomStringConvertible {
         self.alpha = alpha
     }
 
+    /// An opaque colour (Apple's `CIColor(red:green:blue:)`).
+    public convenience init(red: CGFloat, green: CGFloat, blue: CGFloat) {
+        self.init(red: red, green: green, blue: blue, alpha: 1)
+    }
+
     /// A colour from a string of 3 or 4 numbers such as `"0.5 0.7 0.3 1.0"` (Apple's `CIColor(string:)`);
     /// missing or unparsable components are 0, a missing alpha is 1.
     public convenience init(string representation: String) {

@@ -42,6 +42,10 @@ public final class CIContext: Sendable {
 
     // MARK: Rendering
 
+    /// Frees cached intermediates (Apple's `clearCaches()`): nothing is cached between renders here, so this does
+    /// nothing.
+    public func clearCaches() {}
+
     /// Renders `image` into a pixel buffer, as Core Image's `render(_:to:)`: the buffer shows
     /// the rectangle `(0, 0, width, height)` of the image, top row first.
     ///

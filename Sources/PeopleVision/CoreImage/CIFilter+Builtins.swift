@@ -12,9 +12,12 @@ public protocol CIFilterProtocol: AnyObject {
 
 /// `CIBlendWithMask`, `CIBlendWithRedMask`, `CIBlendWithBlueMask` and `CIBlendWithAlphaMask`:
 /// `background + m·(input − background)` per premultiplied channel, with `m` the mask's
-/// green, red, blue or alpha value (not clamped). The extent is the union of the input's and the
-/// background's. A one-component mask reads as grey with alpha 1, so the alpha variant then
-/// shows only the input (as on Apple platforms).
+/// green, red, blue or alpha value (not clamped). Without a background image the input is cut out
+/// onto transparent pixels. Outside its extent the mask is 0, so the extent is the background's
+/// united with the part of the input the mask covers: a blend of an infinite colour through a
+/// person mask has the mask's extent, and `context.createCGImage(output, from: output.extent)`
+/// works as on Apple platforms. A one-component mask reads as grey with alpha 1, so the alpha
+/// variant then shows only the input (as on Apple platforms).
 public protocol CIBlendWithMask: CIFilterProtocol {
     /// The image to filter (`inputImage`).
     var inputImage: CIImage? { get set }

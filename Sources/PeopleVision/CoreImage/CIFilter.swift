@@ -10,8 +10,9 @@ import PVRender
 ///
 /// Built-in filters: `CIBlendWithMask`, `CIBlendWithRedMask`, `CIBlendWithBlueMask`,
 /// `CIBlendWithAlphaMask`, `CIMaximumComponent`, `CIGammaAdjust`, `CIGaussianBlur`,
-/// `CISourceOverCompositing`, `CILanczosScaleTransform`, `CIColorMatrix`, `CIAffineTransform`
-/// and `CIPersonSegmentation`. New inputs start at their defaults, as on iOS.
+/// `CISourceOverCompositing`, `CILanczosScaleTransform`, `CIColorMatrix`, `CIAffineTransform`,
+/// `CIPersonSegmentation`, `CIMaskedVariableBlur`, `CIColorControls`, `CIExposureAdjust`, `CIColorClamp`,
+/// `CIPixellate` and `CICrop`. New inputs start at their defaults, as on iOS.
 ///
 /// ```swift
 /// let blend = CIFilter(name: "CIBlendWithRedMask")!
@@ -42,6 +43,11 @@ open class CIFilter: CustomStringConvertible {
     public convenience init?(name: String, parameters params: [String: Any]?) {
         self.init(name: name)
         for (key, value) in params ?? [:] { setValue(value, forKey: key) }
+    }
+
+    /// The same as ``init(name:parameters:)`` (Apple's older spelling, `CIFilter(name:withInputParameters:)`).
+    public convenience init?(name: String, withInputParameters params: [String: Any]?) {
+        self.init(name: name, parameters: params)
     }
 
     /// For subclasses (custom filters).
@@ -156,16 +162,16 @@ struct BuiltinFilter: Sendable {
 
     static func blend(_ name: String, channel: Int) -> BuiltinFilter {
         BuiltinFilter(name: name, inputKeys: blendKeys, defaults: [:]) { inputs in
-            guard let image = inputs.image(kCIInputImageKey), let background = inputs.image(kCIInputBackgroundImageKey),
-                let mask = inputs.image(kCIInputMaskImageKey)
-            else { return nil }
-            return CIImage(
-                node: .blend(image.recipe, background: background.recipe, mask: mask.recipe, channel: channel),
-                extent: image.extent.union(background.extent))
+            guard let image = inputs.image(kCIInputImageKey), let mask = inputs.image(kCIInputMaskImageKey) else {
+                return nil
+            }
+            return CIImage.blend(image, over: inputs.image(kCIInputBackgroundImageKey), mask: mask, channel: channel)
         }
     }
 
-    static let all: [BuiltinFilter] = [
+    static let all: [BuiltinFilter] = core + more
+
+    static let core: [BuiltinFilter] = [
         blend("CIBlendWithMask", channel: 1),
         blend("CIBlendWithRedMask", channel: 0),
         blend("CIBlendWithBlueMask", channel: 2),

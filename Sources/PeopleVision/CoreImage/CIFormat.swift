@@ -9,7 +9,7 @@ import PVRender
 /// | format | layout |
 /// |---|---|
 /// | ``RGBA8``, ``BGRA8``, ``ARGB8``, ``ABGR8`` | 8-bit, 4 channels in that byte order |
-/// | ``RGBAh``, ``RGBAf`` | half / float R, G, B, A |
+/// | ``RGBA16``, ``RGBAh``, ``RGBAf`` | 16-bit / half / float R, G, B, A |
 /// | ``L8``, ``Lh``, ``Lf`` | one luminance channel (BT.601 luma of R, G, B) |
 /// | ``R8``, ``Rh``, ``Rf`` | the red channel |
 /// | ``A8``, ``Ah``, ``Af`` | the alpha channel |
@@ -49,6 +49,8 @@ public struct CIFormat: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let Ah = CIFormat(rawValue: 14)
     /// Float alpha channel (`kCIFormatAf`).
     public static let Af = CIFormat(rawValue: 15)
+    /// 16-bit unsigned R, G, B, A in native byte order (`kCIFormatRGBA16`).
+    public static let RGBA16 = CIFormat(rawValue: 16)
 
     public var description: String {
         switch self {
@@ -67,12 +69,13 @@ public struct CIFormat: RawRepresentable, Hashable, Sendable, CustomStringConver
         case .A8: return "A8"
         case .Ah: return "Ah"
         case .Af: return "Af"
+        case .RGBA16: return "RGBA16"
         default: return "CIFormat(\(rawValue))"
         }
     }
 
     /// Whether this library renders to the format.
-    var isKnown: Bool { (1...15).contains(rawValue) }
+    var isKnown: Bool { (1...16).contains(rawValue) }
 
     /// Whether the format has a single channel.
     var isSingleChannel: Bool { rawValue >= 7 && rawValue <= 15 }
@@ -84,6 +87,7 @@ public struct CIFormat: RawRepresentable, Hashable, Sendable, CustomStringConver
         case .BGRA8: return .rgba8(.bgra)
         case .ARGB8: return .rgba8(.argb)
         case .ABGR8: return .rgba8(.abgr)
+        case .RGBA16: return .rgba16
         case .RGBAh: return .rgbaHalf
         case .RGBAf: return .rgbaFloat
         case .L8: return .one(.luma, .uint8)

@@ -25,8 +25,14 @@ extension CIImage {
     ///
     /// Decoding is eager (the pixels are decoded now, not at render time).
     public convenience init?(contentsOf url: URL, options: [CIImageOption: Any]?) {
-        guard url.isFileURL, let data = try? Data(contentsOf: url, options: .mappedIfSafe) else { return nil }
-        self.init(data: data, options: options)
+        guard url.isFileURL, let data = try? Data(contentsOf: url, options: .mappedIfSafe),
+            let (pixels, loadedInfo) = ImageLoader.load(data, options: options ?? [:])
+        else { return nil }
+        var info = loadedInfo
+        info.url = url
+        self.init(
+            node: .source(ImageSource(storage: .pixels(pixels), premultiplied: false)),
+            extent: CGRect(x: 0, y: 0, width: pixels.width, height: pixels.height), info: info)
     }
 
     /// An image decoded from file data, or nil, as Core Image's `CIImage(data:)`.

@@ -197,6 +197,8 @@ struct ImageFileInfo: Sendable {
         init(_ value: [String: Any]) { self.value = value }
     }
     var properties: Properties?
+    /// The file the image was read from.
+    var url: URL?
 
     init(properties: [String: Any]? = nil) {
         self.properties = properties.map(Properties.init)

@@ -20,6 +20,8 @@ public struct CIImageOption: RawRepresentable, Hashable, Sendable {
     public static let colorSpace = CIImageOption("kCIImageColorSpace")
     /// `kCIImageProperties`: a `[String: Any]` dictionary returned by ``CIImage/properties``.
     public static let properties = CIImageOption("kCIImageProperties")
+    /// `kCIImageNearestSampling` (ignored: call ``CIImage/samplingNearest()`` on the image instead).
+    public static let nearestSampling = CIImageOption("kCIImageNearestSampling")
     /// `kCIImageAuxiliaryDepth`: the depth map as a half-float monochrome image (iOS 11).
     public static let auxiliaryDepth = CIImageOption("kCIImageAuxiliaryDepth")
     /// `kCIImageAuxiliaryDisparity`: the disparity map as a half-float monochrome image (iOS 11).
@@ -127,6 +129,9 @@ public struct CIContextOption: RawRepresentable, Hashable, Sendable {
     public static let priorityRequestLow = CIContextOption("kCIContextPriorityRequestLow")
     /// `kCIContextName` (kept for debugging only).
     public static let name = CIContextOption("kCIContextName")
+    /// `kCIContextOutputPremultiplied` (ignored: renders to bitmaps and buffers are premultiplied, as Apple's
+    /// default, and file exports straight).
+    public static let outputPremultiplied = CIContextOption("kCIContextOutputPremultiplied")
 }
 
 /// Standard filter parameter keys, as Core Image's `kCI…Key` string constants.
@@ -145,6 +150,26 @@ public let kCIInputScaleKey = "inputScale"
 public let kCIInputAspectRatioKey = "inputAspectRatio"
 /// An affine transform.
 public let kCIInputTransformKey = "inputTransform"
+/// The `"inputAmount"` key.
+public let kCIInputAmountKey = "inputAmount"
+/// The `"inputAngle"` key (radians).
+public let kCIInputAngleKey = "inputAngle"
+/// The `"inputBrightness"` key (`CIColorControls`).
+public let kCIInputBrightnessKey = "inputBrightness"
+/// The `"inputCenter"` key (a `CIVector` point).
+public let kCIInputCenterKey = "inputCenter"
+/// The `"inputColor"` key (a `CIColor`).
+public let kCIInputColorKey = "inputColor"
+/// The `"inputContrast"` key (`CIColorControls`).
+public let kCIInputContrastKey = "inputContrast"
+/// The `"inputEV"` key (`CIExposureAdjust`).
+public let kCIInputEVKey = "inputEV"
+/// The `"inputExtent"` key (a `CIVector` rectangle).
+public let kCIInputExtentKey = "inputExtent"
+/// The `"inputIntensity"` key.
+public let kCIInputIntensityKey = "inputIntensity"
+/// The `"inputSaturation"` key (`CIColorControls`).
+public let kCIInputSaturationKey = "inputSaturation"
 
 /// Reads a number option given as `Bool`, `NSNumber`, `Int`, `Float`, `Double` or `CGFloat`.
 func numberValue(_ value: Any?) -> Double? {

@@ -3,45 +3,27 @@ import PVImaging
 
 /// Core Video's four-character pixel format type.
 public typealias OSType = UInt32
-/// Core Video's status code.
-public typealias CVReturn = Int32
-
-public let kCVReturnSuccess: CVReturn = 0
-public let kCVReturnError: CVReturn = -6660
-public let kCVReturnInvalidArgument: CVReturn = -6661
-public let kCVReturnAllocationFailed: CVReturn = -6662
-public let kCVReturnInvalidPixelFormat: CVReturn = -6680
-public let kCVReturnInvalidSize: CVReturn = -6681
-
-public let kCVPixelFormatType_OneComponent8: OSType = PixelFormat.oneComponent8.rawValue
-public let kCVPixelFormatType_OneComponent16Half: OSType = PixelFormat.oneComponent16Half.rawValue
-public let kCVPixelFormatType_OneComponent32Float: OSType = PixelFormat.oneComponent32Float.rawValue
-public let kCVPixelFormatType_32BGRA: OSType = PixelFormat.bgra32.rawValue
-public let kCVPixelFormatType_32ARGB: OSType = PixelFormat.argb32.rawValue
-public let kCVPixelFormatType_32RGBA: OSType = PixelFormat.rgba32.rawValue
-public let kCVPixelFormatType_24RGB: OSType = PixelFormat.rgb24.rawValue
-public let kCVPixelFormatType_420YpCbCr8BiPlanarFullRange: OSType = PixelFormat.yuv420BiPlanarFullRange.rawValue
-public let kCVPixelFormatType_420YpCbCr8BiPlanarVideoRange: OSType = PixelFormat.yuv420BiPlanarVideoRange.rawValue
-/// Depth and disparity formats (`'hdis'`, `'fdis'`, `'hdep'`, `'fdep'`), accepted as one-component half/float buffers.
-public let kCVPixelFormatType_DisparityFloat16: OSType = 0x6864_6973
-public let kCVPixelFormatType_DisparityFloat32: OSType = 0x6664_6973
-public let kCVPixelFormatType_DepthFloat16: OSType = 0x6864_6570
-public let kCVPixelFormatType_DepthFloat32: OSType = 0x6664_6570
 
 /// Flags for locking a pixel buffer's base address.
 public struct CVPixelBufferLockFlags: OptionSet, Sendable {
     public let rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
     /// The caller only reads.
-    public static let readOnly = CVPixelBufferLockFlags(rawValue: 1)
+    public static var readOnly: CVPixelBufferLockFlags { CVPixelBufferLockFlags(rawValue: 1) }
 }
 
+/// A pixel buffer, as Core Video's `CVImageBuffer` (the same class here: every image buffer is a pixel buffer).
+public typealias CVImageBuffer = CVBuffer
 /// An image buffer in main memory, as Core Video's `CVPixelBuffer`.
+public typealias CVPixelBuffer = CVImageBuffer
+
+/// An image buffer in main memory, as Core Video's `CVBuffer` (``CVImageBuffer`` and ``CVPixelBuffer``
+/// name this class too, as on Apple platforms all three are one object).
 ///
 /// Mirrors the C-style API sample code uses (`CVPixelBufferCreate`, `CVPixelBufferLockBaseAddress`,
 /// `CVPixelBufferGetBaseAddress`, …). Rows are padded: always use `CVPixelBufferGetBytesPerRow`.
 /// Thread-safe: the pixels may be read from any thread; writers lock the base address.
-public final class CVPixelBuffer: @unchecked Sendable {
+public final class CVBuffer: @unchecked Sendable {
     private let lock = NSLock()
     private var buffer: PixelBuffer
     private var lockCount = 0
@@ -53,6 +35,10 @@ public final class CVPixelBuffer: @unchecked Sendable {
     public let pixelFormatType: OSType
     /// Extra formats that share a layout with a PVImaging format (depth/disparity) keep their own code.
     let layout: PixelFormat
+    /// Called once the buffer is freed (``CVPixelBufferCreateWithBytes``'s release callback).
+    var onRelease: (() -> Void)?
+    /// ``CVBufferSetAttachment(_:_:_:_:)``'s values.
+    let attachments = Attachments()
 
     /// Wraps an imaging buffer (no copy).
     package init(_ buffer: PixelBuffer, formatType: OSType? = nil) {
@@ -62,6 +48,8 @@ public final class CVPixelBuffer: @unchecked Sendable {
         layout = buffer.format
         pixelFormatType = formatType ?? buffer.format.rawValue
     }
+
+    deinit { onRelease?() }
 
     /// A copy-on-write snapshot of the pixels.
     package var pixelBuffer: PixelBuffer { lock.withLock { buffer } }
@@ -93,6 +81,9 @@ public final class CVPixelBuffer: @unchecked Sendable {
         }
     }
 
+    /// Whether `plane` is one of a planar buffer's planes (Core Video answers 0 or nil for a chunky buffer's).
+    func hasPlane(_ plane: Int) -> Bool { layout.planeCount > 1 && (0..<layout.planeCount).contains(plane) }
+
     static func layout(for type: OSType) -> PixelFormat? {
         switch type {
         case kCVPixelFormatType_DisparityFloat16, kCVPixelFormatType_DepthFloat16: return .oneComponent16Half
@@ -102,11 +93,16 @@ public final class CVPixelBuffer: @unchecked Sendable {
     }
 }
 
-/// Creates a pixel buffer (zero-filled). Returns `kCVReturnInvalidPixelFormat` or `kCVReturnInvalidSize` on bad input.
+/// Creates a pixel buffer (zero-filled), as Core Video's `CVPixelBufferCreate`.
+///
+/// The formats PeopleVision stores are 32BGRA, 32ARGB, 32RGBA, 24RGB, the 420 bi-planar pair,
+/// OneComponent8/16Half/32Float and the depth and disparity formats; others give
+/// `kCVReturnInvalidPixelFormat`. Attributes are accepted and not needed (rows are always padded
+/// to 64 bytes). Returns `kCVReturnInvalidSize` for a side that is not positive or too large.
 @discardableResult
 public func CVPixelBufferCreate(
-    _ allocator: AnyObject?, _ width: Int, _ height: Int, _ pixelFormatType: OSType,
-    _ pixelBufferAttributes: [String: Any]?, _ pixelBufferOut: UnsafeMutablePointer<CVPixelBuffer?>
+    _ allocator: CFAllocator?, _ width: Int, _ height: Int, _ pixelFormatType: OSType,
+    _ pixelBufferAttributes: CFDictionary?, _ pixelBufferOut: UnsafeMutablePointer<CVPixelBuffer?>
 ) -> CVReturn {
     guard let layout = CVPixelBuffer.layout(for: pixelFormatType) else {
         pixelBufferOut.pointee = nil
@@ -128,14 +124,14 @@ public func CVPixelBufferGetPlaneCount(_ pixelBuffer: CVPixelBuffer) -> Int {
     pixelBuffer.layout.planeCount == 1 ? 0 : pixelBuffer.layout.planeCount
 }
 public func CVPixelBufferIsPlanar(_ pixelBuffer: CVPixelBuffer) -> Bool { pixelBuffer.layout.planeCount > 1 }
-public func CVPixelBufferGetWidthOfPlane(_ pixelBuffer: CVPixelBuffer, _ plane: Int) -> Int {
-    plane < pixelBuffer.layout.planeCount ? pixelBuffer.pixelBuffer.planeWidth(plane) : 0
+public func CVPixelBufferGetWidthOfPlane(_ pixelBuffer: CVPixelBuffer, _ planeIndex: Int) -> Int {
+    pixelBuffer.hasPlane(planeIndex) ? pixelBuffer.pixelBuffer.planeWidth(planeIndex) : 0
 }
-public func CVPixelBufferGetHeightOfPlane(_ pixelBuffer: CVPixelBuffer, _ plane: Int) -> Int {
-    plane < pixelBuffer.layout.planeCount ? pixelBuffer.pixelBuffer.planeHeight(plane) : 0
+public func CVPixelBufferGetHeightOfPlane(_ pixelBuffer: CVPixelBuffer, _ planeIndex: Int) -> Int {
+    pixelBuffer.hasPlane(planeIndex) ? pixelBuffer.pixelBuffer.planeHeight(planeIndex) : 0
 }
-public func CVPixelBufferGetBytesPerRowOfPlane(_ pixelBuffer: CVPixelBuffer, _ plane: Int) -> Int {
-    plane < pixelBuffer.layout.planeCount ? pixelBuffer.pixelBuffer.bytesPerRow(plane: plane) : 0
+public func CVPixelBufferGetBytesPerRowOfPlane(_ pixelBuffer: CVPixelBuffer, _ planeIndex: Int) -> Int {
+    pixelBuffer.hasPlane(planeIndex) ? pixelBuffer.pixelBuffer.bytesPerRow(plane: planeIndex) : 0
 }
 
 /// Locks the base address; pair every call with `CVPixelBufferUnlockBaseAddress`.
@@ -156,7 +152,13 @@ public func CVPixelBufferGetBaseAddress(_ pixelBuffer: CVPixelBuffer) -> UnsafeM
     pixelBuffer.baseAddress(plane: 0)
 }
 
-/// A plane's pixels, or nil for a plane that does not exist.
-public func CVPixelBufferGetBaseAddressOfPlane(_ pixelBuffer: CVPixelBuffer, _ plane: Int) -> UnsafeMutableRawPointer? {
-    plane < pixelBuffer.layout.planeCount ? pixelBuffer.baseAddress(plane: plane) : nil
+/// A plane's pixels, or nil for a plane that does not exist (every plane of a non-planar buffer).
+public func CVPixelBufferGetBaseAddressOfPlane(_ pixelBuffer: CVPixelBuffer, _ planeIndex: Int) -> UnsafeMutableRawPointer? {
+    pixelBuffer.hasPlane(planeIndex) ? pixelBuffer.baseAddress(plane: planeIndex) : nil
+}
+
+/// The bytes the pixels occupy, every plane and row padding included, as Core Video's `CVPixelBufferGetDataSize`.
+public func CVPixelBufferGetDataSize(_ pixelBuffer: CVPixelBuffer) -> Int {
+    let pixels = pixelBuffer.pixelBuffer
+    return (0..<pixelBuffer.layout.planeCount).reduce(0) { $0 + pixels.bytesPerRow(plane: $1) * pixels.planeHeight($1) }
 }

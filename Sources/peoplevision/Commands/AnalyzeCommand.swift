@@ -12,7 +12,10 @@ struct AnalyzeCommand: ParsableCommand {
         discussion: """
             Output follows the evaluation harness's prediction format: one JSON per image with normalized \
             coordinates (lower-left origin) and Vision's names, masks as 8-bit PNGs beside it. \
-            With --manifest, read JSON lines {"image": PATH, "out": JSON_PATH} instead of image arguments.
+            With --manifest, read JSON lines {"image": PATH, "out": JSON_PATH} instead of image arguments. \
+            With --jsonl, read jobs from standard input, one per line (a path, or {"image": PATH, "requests": [NAME…], \
+            "out": JSON_PATH, "id": ANY}), and write one JSON line per job to standard output, in input order, as soon \
+            as it is ready: the record with its "line" number, or {"line", "image", "error"} for a job that failed.
             """)
 
     /// The analyses `analyze` can run, in the order they run.
@@ -57,6 +60,8 @@ struct AnalyzeCommand: ParsableCommand {
     @Option(help: "Folder for overlay pictures (the image with every result drawn on it), one PNG per image.") var overlay: String?
     @Option(help: "Person-segmentation level: fast, balanced or accurate.") var quality: QualityOption = .accurate
     @Flag(help: "Ignore EXIF orientation (analyse the pixels as stored).") var ignoreOrientation = false
+    @Flag(help: "Read jobs from standard input, one per line; write one JSON line per job, in order, as each is ready.")
+    var jsonl = false
     @Flag(help: "Print each analysis and the evaluation task it fills as one JSON object, then exit.") var printTasks = false
 
     var analyses: [Analysis] {
@@ -72,7 +77,12 @@ struct AnalyzeCommand: ParsableCommand {
 
     func validate() throws {
         _ = try analyses
-        guard printTasks || manifest != nil || !images.isEmpty else { throw ValidationError("give images or --manifest") }
+        if jsonl, manifest != nil || !images.isEmpty {
+            throw ValidationError("--jsonl reads its jobs from standard input: give no images and no --manifest")
+        }
+        guard printTasks || jsonl || manifest != nil || !images.isEmpty else {
+            throw ValidationError("give images, --manifest or --jsonl")
+        }
     }
 
     func run() throws {
@@ -82,6 +92,7 @@ struct AnalyzeCommand: ParsableCommand {
             print(String(decoding: data, as: UTF8.self))
             return
         }
+        if jsonl { return try runJSONLines() }
         var jobs: [(image: URL, out: URL?)] = []
         if let manifest {
             let url = URL(fileURLWithPath: manifest)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PeopleVision
 import PVImaging
+import PVThreads
 
 /// `peoplevision greet IMAGE --background …`: the photo greeting — the people of one image over a new background.
 struct GreetCommand: ParsableCommand {
@@ -159,7 +160,7 @@ extension Greeting {
         init(_ backdrop: Backdrop, extent: CGRect, photo: CIImage?) {
             self.extent = extent
             let inputs = UncheckedInputs(backdrop: backdrop, photo: photo)
-            Thread.detachNewThread { [self] in
+            DedicatedThread.start(named: "greet-backdrop") { [self] in
                 result = Result {
                     let image = try Greeting.background(inputs.backdrop, extent: extent, photo: inputs.photo)
                     switch inputs.backdrop {

@@ -27,11 +27,13 @@ public struct VNImageOption: RawRepresentable, Hashable, Sendable {
 /// let mask = request.results?.first?.pixelBuffer
 /// ```
 public final class VNImageRequestHandler: @unchecked Sendable {
-    private enum Source {
+    enum Source {
         case url(URL)
         case data(Data)
         case pixels(PixelBuffer)
         case ciImage(CIImage)
+        /// A camera or video frame, read at the first `perform` (VNImageRequestHandler+CMSampleBuffer.swift).
+        case sampleBuffer(CMSampleBuffer)
     }
 
     private let source: Source
@@ -44,7 +46,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     /// The video frame this handler's image is (``VNVideoProcessor``): its observations carry the time.
     private let frameTime: CMTimeRange?
 
-    private init(
+    init(
         source: Source, orientation: CGImagePropertyOrientation?, options: [VNImageOption: Any], frameTime: CMTimeRange? = nil
     ) {
         self.source = source
@@ -190,7 +192,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
             }
             return try ImageDecoder.readFile(url)
         case .data(let data): return data
-        case .pixels, .ciImage: return nil
+        case .pixels, .ciImage, .sampleBuffer: return nil
         }
     }
 
@@ -225,6 +227,9 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         case .ciImage(let image):
             if sufficientSide != nil { return nil }
             pixels = try image.renderForVision()
+        case .sampleBuffer(let sample):
+            if sufficientSide != nil { return nil }
+            pixels = try sample.visionPixels()
         }
         if let orientation, orientation != .up {
             pixels = try pixels.applying(orientation.imaging)

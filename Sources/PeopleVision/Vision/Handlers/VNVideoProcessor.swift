@@ -158,7 +158,9 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
         }
         let reader: VideoReader
         reader = try ErrorTranslation.translating(readingInput: "the video \(url.path)") { try VideoReader(url: url) }
-        let start = timeRange.start.seconds, end = timeRange.end.seconds
+        // An indefinite or infinite duration (`CMTimeRange(start:end: .indefinite)`) runs to the end of the video.
+        let toTheEnd = timeRange.duration.isIndefinite || timeRange.duration.isPositiveInfinity
+        let start = timeRange.start.seconds, end = toTheEnd ? Double.infinity : timeRange.end.seconds
         guard start.isFinite, !end.isNaN, end > start else {
             throw NSError(vision: .invalidArgument, "the time range \(start)…\(end) s is empty or not finite at its start")
         }
@@ -200,6 +202,10 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
             throw NSError(vision: .invalidArgument, "no frame of \(url.lastPathComponent) lies in the time range \(start)…\(end) s")
         }
     }
+
+    /// ``analyze(_:)`` under the name of Apple's first video API (deprecated there).
+    @available(*, deprecated, renamed: "analyze(_:)")
+    public func analyze(with timeRange: CMTimeRange) throws { try analyze(timeRange) }
 
     /// Stops ``analyze(_:)`` before its next frame (it then throws ``VNErrorCode/requestCancelled``).
     public func cancel() { state.withLock { $0.cancelled = true } }

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Fills ``VNFaceObservation/faceCaptureQuality`` with a score in [0, 1] that, like Apple's, is a
 /// **comparative** measure for the same subject: of several photos of one person, the higher score is the
-/// better capture. It is built from five measurements of the face (``FaceCaptureQuality`` gives the
+/// better capture. It is built from five measurements of the face (the engine's `FaceCaptureQuality` gives the
 /// formulas): sharpness of the face crop, its exposure (brightness near mid-grey, enough contrast), head pose
 /// (frontal is best), eye openness, and visibility (the mesh model's face presence, which drops when the face is
 /// covered, and the share of the face inside the frame). Revisions 1, 2 and 3 compute the same score.

@@ -6,7 +6,7 @@ import Synchronization
 /// Finds faces, as Apple's `VNDetectFaceRectanglesRequest` (revisions 1–3, default 3).
 ///
 /// Faces are found by MediaPipe's short-range and full-range face detectors together, so close-ups and small,
-/// distant faces are both found (``FaceDetector`` documents how the two are merged). Each result is a
+/// distant faces are both found (the engine's `FaceDetector` documents how the two are merged). Each result is a
 /// ``VNFaceObservation`` with a normalized, lower-left `boundingBox` and the detector's `confidence`.
 ///
 /// | revision | box | roll, yaw | pitch |

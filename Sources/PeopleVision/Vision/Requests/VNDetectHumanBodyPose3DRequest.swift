@@ -15,11 +15,11 @@ import PVPerception
 /// }
 /// ```
 ///
-/// The person is the most prominent (``prominence(_:width:height:)``: the largest confidently placed body, as Apple's
+/// The person is the most prominent (`prominence(_:width:height:)`: the largest confidently placed body, as Apple's
 /// picks the closest) of those the body pipeline's whole-image pass finds, or of the people a body-pose or
 /// human-rectangles request already found on the same handler and region (which include them). Their joints come
 /// from the pose landmarker's world landmarks (metres, MediaPipe's GHUM model), mapped and placed in front of the
-/// camera as ``BodyPose3D`` documents and ``VNHumanBodyPose3DObservation`` describes. At most one observation,
+/// camera as the engine's `BodyPose3D` documents and ``VNHumanBodyPose3DObservation`` describes. At most one observation,
 /// always with all 17 joints. Camera intrinsics come from the handler's `VNImageOption.cameraIntrinsics` (a
 /// `matrix_float3x3`, or `Data` holding one, in pixels of the image), else from the file's EXIF 35 mm-equivalent
 /// focal length (`FocalLengthIn35mmFilm`, which phones write), else a 26 mm-equivalent lens is assumed. Depth

@@ -7,8 +7,9 @@ enum FaceObservations {
     /// Face detection as ``VNDetectFaceRectanglesRequest`` reports it at `revision`.
     ///
     /// Revision 3 runs the face mesh on every detection (``FaceAnalysis/faces(withMeshes:smallFaces:landmarksToFollow:)``):
-    /// the box becomes the mesh's extent and roll, yaw and pitch come from the mesh (``HeadPose/init(mesh:)``); a
-    /// detection the mesh rejects keeps the detector's box and gets roll and yaw from its keypoints, pitch nil.
+    /// the box becomes the mesh's extent and roll, yaw and pitch come from the mesh (``HeadPose/init(mesh:)``). A
+    /// detection the mesh rejects is no face, unless too small for the mesh to judge
+    /// (``FaceAnalysis/smallestFaceToConfirm``): it keeps the detector's box, roll and yaw from its keypoints, pitch nil.
     /// Revision 2 reports the detector's box with roll and yaw from the keypoints rounded to multiples of π/4;
     /// revision 1 only the box.
     static func detect(in analysis: ImageAnalysis, revision: Int, smallFaces: Bool = false, landmarksToFollow: Bool = false)

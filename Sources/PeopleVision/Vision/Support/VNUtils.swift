@@ -89,7 +89,8 @@ public func VNNormalizedRectForImageRectUsingRegionOfInterest(
 /// - Parameters:
 ///   - faceLandmarkPoint: one of a region's normalized points.
 ///   - faceBoundingBox: the face observation's normalized bounding box.
-///   - imageWidth, imageHeight: the image's size in pixels.
+///   - imageWidth: the image's width in pixels.
+///   - imageHeight: the image's height in pixels.
 public func VNImagePointForFaceLandmarkPoint(
     _ faceLandmarkPoint: vector_float2, _ faceBoundingBox: CGRect, _ imageWidth: Int, _ imageHeight: Int
 ) -> CGPoint {
@@ -104,7 +105,8 @@ public func VNImagePointForFaceLandmarkPoint(
 /// - Parameters:
 ///   - faceLandmarkPoint: one of a region's normalized points.
 ///   - faceBoundingBox: the face observation's normalized bounding box.
-///   - imageWidth, imageHeight: the image's size in pixels.
+///   - imageWidth: the image's width in pixels.
+///   - imageHeight: the image's height in pixels.
 public func VNNormalizedFaceBoundingBoxPointForLandmarkPoint(
     _ faceLandmarkPoint: vector_float2, _ faceBoundingBox: CGRect, _ imageWidth: Int, _ imageHeight: Int
 ) -> CGPoint {

@@ -87,19 +87,24 @@ struct EngineLink<Object: AnyObject & Sendable>: Hashable, Sendable {
     func hash(into hasher: inout Hasher) {}
 }
 
-// Observations carry times and matrices, so those types are coded as Apple's are (CMTime's fields; a matrix as its
-// sixteen floats, column by column).
+// Observations carry times and matrices, so those types are coded: a time as its four fields, a matrix as its
+// sixteen floats, column by column.
 
 extension CMTime: Codable {
-    private enum CodingKeys: String, CodingKey { case value, timescale }
+    private enum CodingKeys: String, CodingKey { case value, timescale, flags, epoch }
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(value: try c.decode(Int64.self, forKey: .value), timescale: try c.decode(Int32.self, forKey: .timescale))
+        self.init(
+            value: try c.decode(CMTimeValue.self, forKey: .value), timescale: try c.decode(CMTimeScale.self, forKey: .timescale),
+            flags: CMTimeFlags(rawValue: try c.decode(CMTimeFlags.RawValue.self, forKey: .flags)),
+            epoch: try c.decode(CMTimeEpoch.self, forKey: .epoch))
     }
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(value, forKey: .value)
         try c.encode(timescale, forKey: .timescale)
+        try c.encode(flags.rawValue, forKey: .flags)
+        try c.encode(epoch, forKey: .epoch)
     }
 }
 
