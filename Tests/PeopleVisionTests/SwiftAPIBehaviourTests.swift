@@ -134,13 +134,16 @@ struct SwiftAPIBehaviourTests {
         }
         await #expect(throws: CancellationError.self) { try await task.value }
 
-        // Cancelled once the perform has begun (decoding, or the first request): no request starts afterwards.
-        let started = Task {
-            try await handler.perform(DetectFaceLandmarksRequest(), DetectHumanBodyPose3DRequest())
+        // Cancelled once the first request has completed: the perform checks before each request, so the second
+        // and third never run. (The check is driven directly here; a task's cancellation sets the same flag.)
+        let completed = Mutex(0)
+        #expect(throws: CancellationError.self) {
+            _ = try ImageRequestHandler.performSynchronously(
+                [DetectFaceRectanglesRequest(), DetectHumanBodyPoseRequest(), DetectHumanHandPoseRequest()], on: handler.engine,
+                handler: handler, stopAtFirstError: true, isCancelled: { completed.withLock { $0 } > 0 },
+                report: { _, _ in completed.withLock { $0 += 1 } })
         }
-        try await Task.sleep(for: .milliseconds(20))
-        started.cancel()
-        await #expect(throws: CancellationError.self) { try await started.value }
+        #expect(completed.withLock { $0 } == 1)
     }
 
     @Test("8 tasks × 10 performs give the single-task results")

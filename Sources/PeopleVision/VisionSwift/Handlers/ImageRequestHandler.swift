@@ -109,7 +109,7 @@ public final class ImageRequestHandler: Sendable {
 
     /// The synchronous perform, as `VNImageRequestHandler.perform(_:)` does it: the image is prepared once, every
     /// request announces what it will ask before any runs, then they run in order.
-    private static func performSynchronously(
+    static func performSynchronously(
         _ requests: [any VisionRequest], on engine: VNImageRequestHandler, handler: ImageRequestHandler,
         stopAtFirstError: Bool, isCancelled: () -> Bool, report: ((Int, Result<any Sendable, any Error>) -> Void)?
     ) throws -> [Result<any Sendable, any Error>] {
