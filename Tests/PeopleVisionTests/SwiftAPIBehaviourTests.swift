@@ -173,6 +173,45 @@ struct SwiftAPIBehaviourTests {
         #expect(results.allSatisfy { $0 == alone })
     }
 
+    @Test("every input gives the same faces; a sample buffer's time reaches the observations")
+    func inputs() async throws {
+        let url = try TestFiles.installed("astronaut.png")
+        let data = try Data(contentsOf: url)
+        let image = try #require(CIImage(contentsOf: url))
+        let cgImage = try #require(CIContext().createCGImage(image, from: image.extent))
+        var pixels: CVPixelBuffer?
+        #expect(CVPixelBufferCreate(nil, cgImage.width, cgImage.height, kCVPixelFormatType_32BGRA, nil, &pixels) == kCVReturnSuccess)
+        let buffer = try #require(pixels)
+        CIContext().render(image, to: buffer)
+        var format: CMVideoFormatDescription?
+        #expect(CMVideoFormatDescriptionCreateForImageBuffer(allocator: nil, imageBuffer: buffer, formatDescriptionOut: &format) == 0)
+        var timing = CMSampleTimingInfo(
+            duration: CMTime(value: 1, timescale: 30), presentationTimeStamp: CMTime(value: 7, timescale: 30), decodeTimeStamp: .invalid)
+        var sample: CMSampleBuffer?
+        #expect(CMSampleBufferCreateReadyWithImageBuffer(
+            allocator: kCFAllocatorDefault, imageBuffer: buffer, formatDescription: try #require(format), sampleTiming: &timing,
+            sampleBufferOut: &sample) == 0)
+
+        let request = DetectFaceRectanglesRequest()
+        let fromURL = try await request.perform(on: url)
+        try #require(fromURL.count == 1)
+        let others = [
+            try await request.perform(on: data), try await request.perform(on: cgImage), try await request.perform(on: image),
+            try await request.perform(on: buffer), try await request.perform(on: try #require(sample)),
+        ]
+        for faces in others {
+            #expect(faces.count == 1)
+            let a = Flat.rect(fromURL[0].boundingBox.cgRect), b = Flat.rect(faces[0].boundingBox.cgRect)
+            #expect((zip(a, b).map { abs($0 - $1) }.max() ?? 1) < 1e-3)
+        }
+        #expect(fromURL[0].timeRange == nil)
+        #expect(others[4][0].timeRange == CMTimeRange(start: CMTime(value: 7, timescale: 30), duration: CMTime(value: 1, timescale: 30)))
+        // Upside down, the face is found at the mirrored place.
+        let flipped = try await request.perform(on: cgImage, orientation: .down)
+        let box = try #require(flipped.first).boundingBox.cgRect, upright = fromURL[0].boundingBox.cgRect
+        #expect(abs(box.midX - (1 - upright.midX)) < 0.02 && abs(box.midY - (1 - upright.midY)) < 0.02)
+    }
+
     @Test("options are checked as the VN API checks them, and reported as VisionError")
     func errors() async throws {
         let url = try TestFiles.installed("chelsea.png")

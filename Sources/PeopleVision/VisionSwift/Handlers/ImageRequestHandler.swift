@@ -49,6 +49,13 @@ public final class ImageRequestHandler: Sendable {
         self.init(engine: VNImageRequestHandler(cvPixelBuffer: pixelBuffer, orientation: orientation ?? .up))
     }
 
+    /// A camera or video frame (its image buffer) whose pixels have the given orientation (nil: `.up`); the
+    /// observations carry the frame's time. Depth data is not supported here: the `depthData` parameter of Apple's
+    /// initializer is left out.
+    public convenience init(_ sampleBuffer: CMSampleBuffer, orientation: CGImagePropertyOrientation? = nil) {
+        self.init(engine: VNImageRequestHandler(cmSampleBuffer: sampleBuffer, orientation: orientation ?? .up))
+    }
+
     /// Performs one request and returns its result.
     /// - Throws: ``VisionError`` when the request fails, `CancellationError` when the task is cancelled first.
     public final func perform<T>(_ request: T) async throws -> T.Result where T: VisionRequest {

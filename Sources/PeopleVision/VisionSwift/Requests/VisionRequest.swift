@@ -43,6 +43,8 @@ public protocol ImageProcessingRequest: VisionRequest {
     func perform(on image: CIImage, orientation: CGImagePropertyOrientation?) async throws -> Result
     /// Performs the request on a `CVPixelBuffer`.
     func perform(on pixelBuffer: CVPixelBuffer, orientation: CGImagePropertyOrientation?) async throws -> Result
+    /// Performs the request on a camera or video frame.
+    func perform(on sampleBuffer: CMSampleBuffer, orientation: CGImagePropertyOrientation?) async throws -> Result
 }
 
 /// A request that may keep state from frame to frame, as Vision's `StatefulRequest` (iOS 18).
@@ -108,6 +110,12 @@ extension ImageProcessingRequest {
     /// Performs the request on a `CVPixelBuffer` whose pixels have the given orientation (nil: `.up`).
     public func perform(on pixelBuffer: CVPixelBuffer, orientation: CGImagePropertyOrientation? = nil) async throws -> Result {
         try await ImageRequestHandler(pixelBuffer, orientation: orientation).perform(self)
+    }
+
+    /// Performs the request on a camera or video frame whose pixels have the given orientation (nil: `.up`); the
+    /// observations carry the frame's time.
+    public func perform(on sampleBuffer: CMSampleBuffer, orientation: CGImagePropertyOrientation? = nil) async throws -> Result {
+        try await ImageRequestHandler(sampleBuffer, orientation: orientation).perform(self)
     }
 }
 
