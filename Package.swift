@@ -116,6 +116,9 @@ let package = Package(
                           exclude: ["README.md"]),
         .executableTarget(name: "FacePoseBackground", dependencies: ["Vision", "CoreImage"], path: "Examples/FacePoseBackground",
                           exclude: ["README.md"]),
+        // Our own example of Vision's Swift API (iOS 18), in the manner of Apple's selfie-analysis sample.
+        .executableTarget(name: "SelfieAnalysis", dependencies: ["Vision", "CoreImage"], path: "Examples/SelfieAnalysis",
+                          exclude: ["README.md"]),
 
         // Fuzz targets (Fuzz/README.md): replay tools in this build, libFuzzer binaries in Fuzz/run's sanitized one.
         .target(name: "FuzzDriver", path: "Fuzz/Driver"),
@@ -132,7 +135,9 @@ let package = Package(
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
         .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads"]),
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "PVPerception", "CAllocatorTuning"]),
-        .testTarget(name: "PeopleVisionTests", dependencies: ["PeopleVision", "PhotoGreeting", "PVTestSupport", "PVImaging", "PVRender"]),
+        .testTarget(
+            name: "PeopleVisionTests",
+            dependencies: ["PeopleVision", "PhotoGreeting", "SelfieAnalysis", "PVTestSupport", "PVImaging", "PVRender"]),
         .testTarget(
             name: "PortingTests",
             dependencies: appleModules.map { .target(name: $0) }
