@@ -55,14 +55,8 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
 
     private struct Entry {
         let request: VNRequest
-        /// Seconds between runs (0: every frame).
-        let interval: Double
-        /// Every how many frames the request runs, when it runs by frame count instead (``VNVideoProcessingOption/frameCadence``).
-        var frameStep = 1
-        /// The video time from which the request is next due.
-        var due: Double = -.infinity
-        /// Frames in the range seen since the analysis started.
-        var frames = 0
+        /// When it runs.
+        var cadence: FrameCadence
     }
 
     private struct State {
@@ -98,7 +92,7 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
             guard !s.entries.contains(where: { $0.request === request }) else {
                 throw NSError(vision: .invalidArgument, "\(type(of: request)) was already added to this video processor")
             }
-            s.entries.append(Entry(request: request, interval: interval))
+            s.entries.append(Entry(request: request, cadence: FrameCadence(interval: interval)))
         }
     }
 
@@ -127,9 +121,7 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
             guard !s.entries.contains(where: { $0.request === request }) else {
                 throw NSError(vision: .invalidArgument, "\(type(of: request)) was already added to this video processor")
             }
-            var entry = Entry(request: request, interval: interval ?? 0)
-            entry.frameStep = Int(step ?? 1)
-            s.entries.append(entry)
+            s.entries.append(Entry(request: request, cadence: FrameCadence(interval: interval ?? 0, frameStep: Int(step ?? 1))))
         }
     }
 
@@ -151,59 +143,20 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
     public func analyze(_ timeRange: CMTimeRange) throws {
         state.withLock { s in
             s.cancelled = false
-            for i in s.entries.indices {
-                s.entries[i].due = -.infinity
-                s.entries[i].frames = 0
-            }
+            for i in s.entries.indices { s.entries[i].cadence.restart() }
         }
-        let reader: VideoReader
-        reader = try ErrorTranslation.translating(readingInput: "the video \(url.path)") { try VideoReader(url: url) }
-        // An indefinite or infinite duration (`CMTimeRange(start:end: .indefinite)`) runs to the end of the video.
-        let toTheEnd = timeRange.duration.isIndefinite || timeRange.duration.isPositiveInfinity
-        let start = timeRange.start.seconds, end = toTheEnd ? Double.infinity : timeRange.end.seconds
-        guard start.isFinite, !end.isNaN, end > start else {
-            throw NSError(vision: .invalidArgument, "the time range \(start)…\(end) s is empty or not finite at its start")
-        }
-        let frameLength = reader.framesPerSecond > 0 ? 1 / reader.framesPerSecond : 0
-        // A frame is in the range when its time is; a small tolerance absorbs the timestamps' rounding.
-        let slack = 1e-6
-        var analysed = 0
         // The frames of one analysis are one sequence (body landmarks smoothed over them).
         let sequence = SequenceState()
-        while true {
-            if state.withLock({ $0.cancelled }) { throw NSError(vision: .requestCancelled, "the video analysis was cancelled") }
-            let next: (frame: PixelBuffer, seconds: Double)?
-            next = try ErrorTranslation.translating(readingInput: "the video \(url.path)") { try reader.nextFrame() }
-            guard let (frame, seconds) = next, seconds < end - slack else { break }
-            guard seconds >= start - slack else { continue }
+        try VideoFrames.read(url, in: timeRange, isCancelled: { state.withLock { $0.cancelled } }) { frame, time in
+            let seconds = time.start.seconds
             let due: [VNRequest] = state.withLock { s in
-                var out: [VNRequest] = []
-                for i in s.entries.indices {
-                    let e = s.entries[i]
-                    s.entries[i].frames += 1
-                    if e.frameStep > 1 {
-                        if e.frames % e.frameStep == 0 { out.append(e.request) }
-                        continue
-                    }
-                    guard seconds >= e.due - slack else { continue }
-                    out.append(e.request)
-                    // Due again one interval after the last due time (so the rate holds on average when frames fall
-                    // between), and never before this frame.
-                    s.entries[i].due = e.due.isInfinite ? seconds + e.interval : max(e.due + e.interval, seconds)
-                }
-                return out
+                s.entries.indices.compactMap { s.entries[$0].cadence.isDue(at: seconds) ? s.entries[$0].request : nil }
             }
-            analysed += 1
-            guard !due.isEmpty else { continue }
-            let time = CMTimeRange(
-                start: CMTime(seconds: seconds, preferredTimescale: 90_000), duration: CMTime(seconds: frameLength, preferredTimescale: 90_000))
+            guard !due.isEmpty else { return }
             // Failures reach each request's completion handler; the analysis goes on.
             let handler = VNImageRequestHandler(frame: frame, at: time)
             handler.sequence = sequence
             try? handler.perform(due)
-        }
-        if analysed == 0 {
-            throw NSError(vision: .invalidArgument, "no frame of \(url.lastPathComponent) lies in the time range \(start)…\(end) s")
         }
     }
 

@@ -21,7 +21,7 @@ public final class ImageRequestHandler: Sendable {
     /// The engine's handler: the image, its decoding and its per-region analyses.
     let engine: VNImageRequestHandler
 
-    private init(engine: VNImageRequestHandler) { self.engine = engine }
+    init(engine: VNImageRequestHandler) { self.engine = engine }
 
     /// An image file (JPEG, PNG, HEIC, WebP); nil `orientation` honours the file's EXIF orientation.
     public convenience init(_ imageURL: URL, orientation: CGImagePropertyOrientation? = nil) {

@@ -50,7 +50,7 @@ public protocol ImageProcessingRequest: VisionRequest {
 /// A request that may keep state from frame to frame, as Vision's `StatefulRequest` (iOS 18).
 ///
 /// Performed through ``ImageRequestHandler`` each image stands alone here: the person mask's temporal smoothing
-/// of the `VN…` API's reused request does not apply (there is no `VideoProcessor` in this API yet).
+/// of the `VN…` API's reused request does not apply; ``VideoProcessor`` performs requests over a video's frames.
 public protocol StatefulRequest: VisionRequest {
     /// The time between analysed frames; `.zero` analyses every frame.
     var frameAnalysisSpacing: CMTime { get }
