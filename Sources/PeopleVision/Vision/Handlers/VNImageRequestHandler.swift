@@ -255,6 +255,9 @@ public final class VNImageRequestHandler: @unchecked Sendable {
             pixels = try sample.visionPixels()
         }
         if let orientation, orientation != .up {
+            // Cameras deliver 4:2:0 YCbCr frames in the sensor's orientation (`.right` from an upright phone); turning
+            // moves whole pixels of one plane, so such frames become RGBA first.
+            if pixels.planeCount > 1 { pixels = try pixels.converted(to: .rgba32) }
             pixels = try pixels.applying(orientation.imaging)
         }
         return (pixels, focalLength)
