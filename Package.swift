@@ -141,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "PortingTests",
             dependencies: appleModules.map { .target(name: $0) }
-                + ["_Testing_CoreImage", "_Testing_CoreGraphics", "PVTestSupport", "PVImaging"],
+                + ["_Testing_CoreImage", "_Testing_CoreGraphics", "PVTestSupport"],
             exclude: ["README.md"]),
     ]
 )
