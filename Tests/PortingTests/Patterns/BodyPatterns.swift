@@ -160,6 +160,38 @@ import Vision
         #expect(matched, "the nose is one of the columns")
     }
 
+    /// The window an action classifier predicts on: the latest frames' keypoints stacked on the first axis, padded
+    /// with zeros at the front to the model's window length.
+    static func predictionWindow(_ frames: [MLMultiArray], length: Int) throws -> MLMultiArray {
+        let stacked = MLMultiArray(concatenating: frames.suffix(length), axis: 0, dataType: .float32)
+        guard frames.count < length else { return stacked }
+        let padding = try MLMultiArray(shape: [NSNumber(value: length - frames.count), 3, 18], dataType: .float32)
+        for index in 0..<padding.count { padding[index] = 0 }
+        return MLMultiArray(concatenating: [padding, stacked], axis: 0, dataType: .float32)
+    }
+
+    @Test func actionClassifierWindowOverFrames() throws {
+        let person = try Frames.picture("astronaut.png")
+        let sequence = VNSequenceRequestHandler()
+        var keypoints: [MLMultiArray] = []
+        for step in 0..<4 {
+            let frame = try Frames.pixelBuffer(person.transformed(by: CGAffineTransform(translationX: CGFloat(4 * step), y: 0))
+                .cropped(to: CGRect(x: 0, y: 0, width: 512, height: 512)))
+            let request = VNDetectHumanBodyPoseRequest()
+            try sequence.perform([request], on: frame)
+            keypoints.append(try #require(request.results?.first).keypointsMultiArray())
+        }
+        let window = try Self.predictionWindow(keypoints, length: 60)
+        // Create ML's action classifiers take 60 × 3 × 18.
+        #expect(window.shape.map(\.intValue) == [60, 3, 18] && window.dataType == .float32)
+        // Padding first, then the frames in order: the last frame's values are the last rows.
+        #expect(window[[0, 2, 0] as [NSNumber]].floatValue == 0)
+        let last = try #require(keypoints.last)
+        for j in 0..<18 {
+            #expect(abs(window[[59, 0, j] as [NSNumber]].doubleValue - last[[0, 0, j] as [NSNumber]].doubleValue) < 1e-6)
+        }
+    }
+
     @Test func fullBodyRectanglesHoldTheJoints() throws {
         let url = try Samples.image("camera.png")
         let people = VNDetectHumanRectanglesRequest()

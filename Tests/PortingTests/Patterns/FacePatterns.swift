@@ -66,6 +66,41 @@ import Vision
         #expect(outlines.values.joined().allSatisfy { box.contains($0) })
     }
 
+    /// One path for a face's eyes and lips, in view coordinates (top-left origin), as apps hand it to a shape layer.
+    static func landmarksPath(of face: VNFaceObservation, viewSize: CGSize) -> CGPath {
+        let path = CGMutablePath()
+        guard let landmarks = face.landmarks else { return path }
+        let toView = CGAffineTransform(scaleX: 1, y: -1).translatedBy(x: 0, y: -viewSize.height)
+        for region in [landmarks.leftEye, landmarks.rightEye, landmarks.outerLips] {
+            guard let points = region?.pointsInImage(imageSize: viewSize), !points.isEmpty else { continue }
+            path.addLines(between: points, transform: toView)
+            path.closeSubpath()
+        }
+        return path
+    }
+
+    @Test func landmarkPathsForAShapeLayer() throws {
+        let request = VNDetectFaceLandmarksRequest()
+        try VNImageRequestHandler(url: try Samples.image("astronaut.png")).perform([request])
+        let face = try #require(request.results?.first)
+        let size = CGSize(width: 512, height: 512)
+        let path = Self.landmarksPath(of: face, viewSize: size)
+        #expect(!path.isEmpty)
+        // The path lies on her face (top-left origin: the face box flipped), and holds both pupils and not the
+        // point between the eyes.
+        let box = VNImageRectForNormalizedRect(face.boundingBox, 512, 512)
+        let flippedBox = CGRect(x: box.minX, y: 512 - box.maxY, width: box.width, height: box.height)
+        #expect(flippedBox.insetBy(dx: -10, dy: -10).contains(path.boundingBox), "\(path.boundingBox) \(flippedBox)")
+        let landmarks = try #require(face.landmarks)
+        var pupils: [CGPoint] = []
+        for pupil in [landmarks.leftPupil, landmarks.rightPupil] {
+            let p = try #require(pupil?.pointsInImage(imageSize: size).first)
+            pupils.append(CGPoint(x: p.x, y: 512 - p.y))
+            #expect(path.contains(pupils.last!), "\(p)")
+        }
+        #expect(!path.contains(CGPoint(x: (pupils[0].x + pupils[1].x) / 2, y: (pupils[0].y + pupils[1].y) / 2)))
+    }
+
     @Test func pupilsForGaze() throws {
         let request = VNDetectFaceLandmarksRequest()
         try VNImageRequestHandler(url: try Samples.image("astronaut.png")).perform([request])

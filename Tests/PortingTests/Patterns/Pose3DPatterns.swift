@@ -7,11 +7,9 @@ import simd
 
 @Suite struct Pose3DPatterns {
     /// A joint's position (the matrix's translation column), in metres.
-    static func position(_ matrix: simd_float4x4) -> SIMD3<Float> {
-        SIMD3(matrix.columns.3.x, matrix.columns.3.y, matrix.columns.3.z)
-    }
+    static func position(_ matrix: simd_float4x4) -> simd_float3 { simd_make_float3(matrix.columns.3) }
 
-    static func length(_ v: SIMD3<Float>) -> Float { (v * v).sum().squareRoot() }
+    static func length(_ v: simd_float3) -> Float { simd_length(v) }
 
     /// The angle at `joint` (degrees) between its parent and its child, from their model-space positions.
     static func angle(
@@ -21,9 +19,8 @@ import simd
         guard let parent = body.parentJointName(joint) else { return nil }
         let p = position(try body.recognizedPoint(parent).position), j = position(try body.recognizedPoint(joint).position)
         let c = position(try body.recognizedPoint(child).position)
-        let u = p - j, v = c - j
-        let cosine = (u * v).sum() / (length(u) * length(v))
-        return acos(max(-1, min(1, cosine))) * 180 / .pi
+        let cosine = simd_dot(simd_normalize(p - j), simd_normalize(c - j))
+        return acos(simd_clamp(cosine, -1, 1)) * 180 / .pi
     }
 
     static func skeleton(of image: CIImage) throws -> VNHumanBodyPose3DObservation? {
@@ -40,7 +37,7 @@ import simd
         for joint in body.availableJointNames where joint != .root {
             let point = try body.recognizedPoint(joint)
             let parent = try body.recognizedPoint(point.parentJoint)
-            let limb = Self.length(Self.position(point.position) - Self.position(parent.position))
+            let limb = simd_distance(Self.position(point.position), Self.position(parent.position))
             #expect(abs(limb - Self.length(Self.position(point.localPosition))) < 0.01, "\(joint)")
             #expect(limb < 0.8, "a limb shorter than 80 cm: \(joint)")
         }
