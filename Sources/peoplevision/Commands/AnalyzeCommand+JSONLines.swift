@@ -1,5 +1,4 @@
 import Foundation
-import PVImaging
 import PVThreads
 import Synchronization
 
@@ -97,13 +96,10 @@ extension AnalyzeCommand {
             } else {
                 throw CommandFailure("line \(line): \"requests\" must be a list of names or a comma-separated string")
             }
-            selected = try names.map { name in
-                let trimmed = name.trimmingCharacters(in: .whitespaces)
-                guard let a = Analysis(rawValue: trimmed) else {
-                    throw CommandFailure(
-                        "line \(line): unknown analysis '\(trimmed)'; available: \(Analysis.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                return a
+            do {
+                selected = try Analysis.parse(names)
+            } catch {
+                throw CommandFailure("line \(line): \(error.message)")
             }
         }
         var out: URL?
@@ -119,10 +115,7 @@ extension AnalyzeCommand {
         let url = URL(fileURLWithPath: job.image)
         do {
             var record = try analyze(url, job.analyses, out: job.out)
-            if let out = job.out {
-                try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try writeAtomically(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]), to: out)
-            }
+            if let out = job.out { try Self.write(try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]), to: out) }
             record["line"] = job.line
             if let id = job.id { record["id"] = id }
             return String(decoding: try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]), as: UTF8.self)

@@ -39,6 +39,22 @@ struct AnalyzeCommand: ParsableCommand {
             }
         }
 
+        /// The analyses `names` name (spaces around a name ignored).
+        /// - Throws: ``Unknown`` for the first name that is none.
+        static func parse(_ names: [some StringProtocol]) throws(Unknown) -> [Analysis] {
+            try names.map { name throws(Unknown) in
+                let trimmed = name.trimmingCharacters(in: .whitespaces)
+                guard let a = Analysis(rawValue: trimmed) else { throw Unknown(name: trimmed) }
+                return a
+            }
+        }
+
+        /// A name that is no analysis.
+        struct Unknown: Error {
+            let name: String
+            var message: String { "unknown analysis '\(name)'; available: \(Analysis.allCases.map(\.rawValue).joined(separator: ", "))" }
+        }
+
         /// A fresh step for one image.
         func makeStep(command: AnalyzeCommand) -> any AnalyzeStep {
             switch self {
@@ -66,11 +82,10 @@ struct AnalyzeCommand: ParsableCommand {
 
     var analyses: [Analysis] {
         get throws {
-            try requests.split(separator: ",").map { name in
-                guard let a = Analysis(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                    throw ValidationError("unknown analysis '\(name)'; available: \(Analysis.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                return a
+            do {
+                return try Analysis.parse(requests.split(separator: ","))
+            } catch {
+                throw ValidationError(error.message)
             }
         }
     }
@@ -124,8 +139,7 @@ struct AnalyzeCommand: ParsableCommand {
                 let record = try analyze(job.image, selected, out: job.out)
                 let data = try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
                 if let out = job.out {
-                    try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
-                    try writeAtomically(data, to: out)
+                    try Self.write(data, to: out)
                 } else if json == "-" || json == nil {
                     print(String(decoding: data, as: UTF8.self))
                 }
@@ -135,6 +149,12 @@ struct AnalyzeCommand: ParsableCommand {
             }
         }
         if failures > 0 { throw ExitCode(1) }
+    }
+
+    /// Writes an image's JSON record to `out` (its folder made first), replacing the file whole.
+    static func write(_ record: Data, to out: URL) throws {
+        try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try writeAtomically(record, to: out)
     }
 
     /// Runs the analyses on one image and returns its prediction record.
