@@ -204,11 +204,13 @@ import Testing
     /// `auxl` box that libheif reads past) is refused before libheif sees it: libheif followed the cycle, starting
     /// threads within threads until memory ran out, so without the check this test does not end. Both the reference
     /// check and a whole decode are asked; files whose references form no cycle are unaffected (the other HEIC tests).
-    /// The file is a fuzzing find.
-    @Test func referenceCyclesAreRefused() throws {
+    /// The files are fuzzing finds; in the second, an `mdat` declared far longer than the file follows `meta`, which
+    /// once hid the references from the check (libheif reads them all the same).
+    @Test(arguments: ["reference-cycle.heic", "reference-cycle-past-a-long-mdat.heic"])
+    func referenceCyclesAreRefused(name: String) throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let file = try Data(contentsOf: root.appendingPathComponent("Fuzz/ImageDecoders/Regressions/heic/reference-cycle.heic"))
+        let file = try Data(contentsOf: root.appendingPathComponent("Fuzz/ImageDecoders/Regressions/heic/\(name)"))
         _ = file.withUnsafeBytes { raw in
             #expect(throws: ImagingError.self) { try HEICCodec.checkReferenceCycles(raw) }
         }

@@ -415,10 +415,12 @@ enum HEICCodec {
         for item in needs.keys.sorted() { try visit(item) }
     }
 
-    /// The `iref` entries of the file's `meta` box (empty when it has none or cannot be found).
+    /// The `iref` entries of the file's `meta` box (empty when it has none or cannot be found). Boxes after `meta`
+    /// (an `mdat` whose size runs past the end) or after `iref` do not hide them: libheif reads them all the same.
     private static func itemReferences(_ bytes: UnsafeRawBufferPointer) -> [(FourCC, UInt32, [UInt32])] {
-        guard let meta = (try? ISOBox.list(bytes, from: 0, to: bytes.count))?.first(where: { $0.type == "meta" }),
-            let iref = (try? ISOBox.list(bytes, from: meta.payload + 4, to: meta.end))?.first(where: { $0.type == "iref" })
+        guard let meta = (try? ISOBox.list(bytes, from: 0, to: bytes.count, until: "meta"))?.last, meta.type == "meta",
+            let iref = (try? ISOBox.list(bytes, from: meta.payload + 4, to: meta.end, until: "iref"))?.last,
+            iref.type == "iref"
         else { return [] }
         var reader = ISOReader(bytes, from: iref.payload, to: iref.end)
         var found: [(FourCC, UInt32, [UInt32])] = []

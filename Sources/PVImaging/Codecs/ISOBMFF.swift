@@ -85,8 +85,11 @@ struct ISOBox {
     let payload: Int
     let end: Int
 
-    /// Splits `start..<end` of `bytes` into boxes.
-    static func list(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int) throws -> [ISOBox] {
+    /// Splits `start..<end` of `bytes` into boxes; with `wanted`, stops after the first box of that type (so a box
+    /// after it that is invalid does not matter, as to a reader looking for that box).
+    static func list(_ bytes: UnsafeRawBufferPointer, from start: Int, to end: Int, until wanted: FourCC? = nil) throws
+        -> [ISOBox]
+    {
         var boxes: [ISOBox] = []
         var reader = ISOReader(bytes, from: start, to: end)
         while reader.remaining > 0 {
@@ -104,6 +107,7 @@ struct ISOBox {
                 throw ImagingError(.corruptData, "HEIF box '\(type)' at offset \(boxStart) has an invalid size \(size)")
             }
             boxes.append(ISOBox(type: type, start: boxStart, payload: reader.position, end: boxStart + Int(size)))
+            if type == wanted { return boxes }
             try reader.skip(boxStart + Int(size) - reader.position)
             if boxes.count > 100_000 { throw ImagingError(.corruptData, "HEIF file has too many boxes") }
         }
