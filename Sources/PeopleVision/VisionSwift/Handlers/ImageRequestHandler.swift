@@ -100,17 +100,23 @@ public final class ImageRequestHandler: Sendable {
         _ requests: [any VisionRequest], stopAtFirstError: Bool,
         report: (@Sendable (Int, Result<any Sendable, any Error>) -> Void)?
     ) async throws -> [Result<any Sendable, any Error>] {
-        let box = CancellationFlag()
+        let stop = StopRequest()
         return try await withTaskCancellationHandler {
             try Task.checkCancellation()
-            let outcomes = try await BlockingWork.run(named: "ImageRequestHandler") { [engine] in
-                try Self.performSynchronously(
-                    requests, on: engine, handler: self, stopAtFirstError: stopAtFirstError,
-                    isCancelled: { box.isSet }, report: report)
+            do {
+                return try await BlockingWork.run(named: "ImageRequestHandler") { [engine] in
+                    try stop.run {
+                        try Self.performSynchronously(
+                            requests, on: engine, handler: self, stopAtFirstError: stopAtFirstError,
+                            isCancelled: { stop.isRaised }, report: report)
+                    }
+                }
+            } catch where stop.isRaised {
+                // Stopped between model runs: the request's error says cancelled; the task sees its own error.
+                throw CancellationError()
             }
-            return outcomes
         } onCancel: {
-            box.set()
+            stop.raise()
         }
     }
 
@@ -178,11 +184,4 @@ extension EngineRequest {
     func visionResult(any value: Any) -> VisionResult? {
         (value as? Result).map(visionResult)
     }
-}
-
-/// Set once when the performing task is cancelled; read by the thread running the requests.
-private final class CancellationFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .acquiring) }
-    func set() { value.store(true, ordering: .releasing) }
 }
