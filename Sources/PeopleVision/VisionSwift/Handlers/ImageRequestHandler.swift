@@ -101,6 +101,8 @@ public final class ImageRequestHandler: Sendable {
         report: (@Sendable (Int, Result<any Sendable, any Error>) -> Void)?
     ) async throws -> [Result<any Sendable, any Error>] {
         let stop = StopRequest()
+        let start = SwiftAPIOverhead.now(), clock = EngineClock()
+        defer { if start != 0 { SwiftAPIOverhead.add(total: DispatchTime.now().uptimeNanoseconds - start, engine: clock.nanoseconds) } }
         return try await withTaskCancellationHandler {
             try Task.checkCancellation()
             do {
@@ -108,7 +110,7 @@ public final class ImageRequestHandler: Sendable {
                     try stop.run {
                         try Self.performSynchronously(
                             requests, on: engine, handler: self, stopAtFirstError: stopAtFirstError,
-                            isCancelled: { stop.isRaised }, report: report)
+                            isCancelled: { stop.isRaised }, report: report, clock: clock)
                     }
                 }
             } catch where stop.isRaised {
@@ -124,7 +126,8 @@ public final class ImageRequestHandler: Sendable {
     /// request announces what it will ask before any runs, then they run in order.
     static func performSynchronously(
         _ requests: [any VisionRequest], on engine: VNImageRequestHandler, handler: ImageRequestHandler,
-        stopAtFirstError: Bool, isCancelled: () -> Bool, report: ((Int, Result<any Sendable, any Error>) -> Void)?
+        stopAtFirstError: Bool, isCancelled: () -> Bool, report: ((Int, Result<any Sendable, any Error>) -> Void)?,
+        clock: EngineClock = EngineClock()
     ) throws -> [Result<any Sendable, any Error>] {
         var made: [Result<(any EngineRequest, [VNRequest]), any Error>] = []
         for request in requests {
@@ -138,7 +141,7 @@ public final class ImageRequestHandler: Sendable {
         let image: HandlerImage
         do {
             let sides = all.map(\.sufficientImageSide)
-            image = try engine.prepare(sufficientSide: sides.contains(nil) ? nil : sides.compactMap { $0 }.max())
+            image = try clock.timing { try engine.prepare(sufficientSide: sides.contains(nil) ? nil : sides.compactMap { $0 }.max()) }
         } catch {
             throw VisionError.from(error)
         }
@@ -148,7 +151,7 @@ public final class ImageRequestHandler: Sendable {
             if isCancelled() { throw CancellationError() }
             let outcome: Result<any Sendable, any Error> = Result {
                 let (request, engineRequests) = try entry.get()
-                for e in engineRequests { try e.run(on: image) }
+                try clock.timing { for e in engineRequests { try e.run(on: image) } }
                 return try request.result(of: engineRequests, on: handler) as any Sendable
             }.mapError(VisionError.from)
             if stopAtFirstError, case .failure(let e) = outcome { throw e }
