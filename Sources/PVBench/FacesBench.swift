@@ -96,26 +96,9 @@ package struct FacesBench: ParsableCommand {
                 let label = file.deletingPathExtension().lastPathComponent
                 for (name, _, _, body) in cases {
                     log("ours: \(name) on \(label)")
-                    var found = 0
-                    let vn = {
-                        results["\(name) \(label)"] = median(try measure(warmup: warmup, iterations: iterations) {
-                            found = try body(VNImageRequestHandler(cvPixelBuffer: buffer))
-                        })
-                    }
-                    guard swiftAPI, let swift = SwiftAPICases.faces[name] else {
-                        try vn()
-                        results["\(name) \(label) faces"] = Double(found)
-                        continue
-                    }
-                    // Which API goes first alternates from round to round.
-                    if oursRoundCount % 2 == 0 { try vn() }
-                    SwiftAPIOverhead.start()
-                    results["swift \(name) \(label)"] = median(try measure(warmup: warmup, iterations: iterations) {
-                        found = try SwiftAPICases.blocking { try await swift(buffer) }
-                    })
-                    results["own \(name) \(label)"] = SwiftAPIOverhead.stop().ownFraction
-                    if oursRoundCount % 2 == 1 { try vn() }
-                    results["\(name) \(label) faces"] = Double(found)
+                    results.merge(
+                        try timeCase(name, label: label, buffer: buffer, swiftFirst: oursRoundCount % 2 == 1, body),
+                        uniquingKeysWith: { $1 })
                 }
             }
             return results
@@ -153,6 +136,33 @@ package struct FacesBench: ParsableCommand {
             header: ["request, image", "ours ms", "ours faces", "peer (MediaPipe 0.10.21)", "peer ms", "peer faces"]
                 + (swiftAPI ? ["Swift API ms", "Swift API ÷ VN", "Swift API's own code"] : []),
             rows: rows, ratios: ratios)
+    }
+
+    /// One case's median time on one image through the VN API and, with ``swiftAPI``, through the Swift-only API too
+    /// (with the share of its time in the Swift API's own code), `swiftFirst` deciding the order.
+    private func timeCase(
+        _ name: String, label: String, buffer: CVPixelBuffer, swiftFirst: Bool, _ body: (VNImageRequestHandler) throws -> Int
+    ) throws -> [String: Double] {
+        var results: [String: Double] = [:]
+        var found = 0
+        let vn = {
+            results["\(name) \(label)"] = median(try measure(warmup: warmup, iterations: iterations) {
+                found = try body(VNImageRequestHandler(cvPixelBuffer: buffer))
+            })
+        }
+        if let swift = swiftAPI ? SwiftAPICases.faces[name] : nil {
+            if !swiftFirst { try vn() }
+            SwiftAPIOverhead.start()
+            results["swift \(name) \(label)"] = median(try measure(warmup: warmup, iterations: iterations) {
+                found = try SwiftAPICases.blocking { try await swift(buffer) }
+            })
+            results["own \(name) \(label)"] = SwiftAPIOverhead.stop().ownFraction
+            if swiftFirst { try vn() }
+        } else {
+            try vn()
+        }
+        results["\(name) \(label) faces"] = Double(found)
+        return results
     }
 
     /// Median time of each pipeline stage on astronaut.png, decoded once, and of its parts: the bare model run
