@@ -145,7 +145,7 @@ package struct FacesBench: ParsableCommand {
     ) throws -> [String: Double] {
         var results: [String: Double] = [:]
         var found = 0
-        let vn = {
+        func vn() throws {
             results["\(name) \(label)"] = median(try measure(warmup: warmup, iterations: iterations) {
                 found = try body(VNImageRequestHandler(cvPixelBuffer: buffer))
             })
