@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "PVPerception", "CAllocatorTuning"]),
         .testTarget(
             name: "PeopleVisionTests",
-            dependencies: ["PeopleVision", "PhotoGreeting", "SelfieAnalysis", "PVTestSupport", "PVImaging", "PVRender"]),
+            dependencies: ["PeopleVision", "PhotoGreeting", "SelfieAnalysis", "PVTestSupport", "PVImaging", "PVRender", "PVPerception"]),
         .testTarget(
             name: "PortingTests",
             dependencies: appleModules.map { .target(name: $0) }
