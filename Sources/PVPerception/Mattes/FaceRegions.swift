@@ -61,12 +61,12 @@ package struct FaceRegions: Sendable {
     /// Chin-to-forehead length.
     package var height: Double { Self.length(forehead - chin) }
 
-    /// The head ellipse: centre, the face's right and up (unit vectors), semi-axes across and along. 1.5 face widths
-    /// (at least 0.9 face heights) across, centred 0.2 face heights above the face's middle, reaching 0.55 face
-    /// heights above the forehead.
+    /// The head ellipse: centre, the face's right and up (unit vectors), semi-axes across and along. 2.2 face widths
+    /// (at least 1.3 face heights) across, centred 0.25 face heights above the face's middle, reaching 0.7 face
+    /// heights above the forehead: room for full hair, which the colour model and connectivity then trim.
     package var headEllipse: (centre: SIMD2<Double>, right: SIMD2<Double>, up: SIMD2<Double>, across: Double, along: Double) {
         let up = self.up, h = height
-        return ((forehead + chin) / 2 + up * (0.2 * h), SIMD2(-up.y, up.x), up, 0.75 * max(width, 0.6 * h), 0.85 * h)
+        return ((forehead + chin) / 2 + up * (0.25 * h), SIMD2(-up.y, up.x), up, 1.1 * max(width, 0.6 * h), 0.95 * h)
     }
 
     /// Whether `p` lies where the hair matte may be: inside ``headEllipse`` and above the chin line (the line through

@@ -7,15 +7,16 @@ import PVImaging
 /// - **skin**: the face oval minus the eyes, brows and lips; then, inside the person mask, every pixel whose
 ///   chroma lies within 2.5 spreads of the face's own skin (a robust Y′CbCr model of the oval's pixels), which
 ///   adds the neck, arms and hands;
-/// - **hair**: inside the person mask, an ellipse about the head (1.5 face widths across, reaching 0.55 face
-///   heights above the forehead), never below the chin line nor inside the face oval, minus skin-coloured pixels,
-///   kept where a colour model of the band above the forehead accepts them;
+/// - **hair**: inside the person mask, an ellipse about the head (``FaceRegions/headEllipse``), never below the
+///   chin line nor inside the face oval: the pixels that are not skin-coloured, that a colour model of the band
+///   above the forehead accepts, and that connect to that band;
 /// - **teeth**: inside the inner lips when the mouth is open, pixels of low saturation and at least 55 % of the
 ///   skin's luma;
 /// - **glasses**: empty: the mesh does not see frames and no colour rule here told them from brows and shadows
 ///   reliably (``glasses`` is kept so every matte type has a buffer).
 ///
-/// Skin and hair are then refined along the image's edges by a colour guided filter. All mattes are
+/// Skin and hair are then refined along the image's edges by a colour guided filter and bounded by the person mask
+/// (face ovals excepted: the mask misses some people of a crowd whose faces the mesh finds). All mattes are
 /// `.oneComponent8` at the image's size, top-left origin, 255 inside.
 package struct SemanticMattes: Sendable {
     package var skin: PixelBuffer
@@ -53,7 +54,7 @@ package struct SemanticMattes: Sendable {
             skin = try filter.filter(skin, guide: image)
             hair = try filter.filter(hair, guide: image)
             // The filter may spread a matte past the person; the mask bounds both.
-            try work.bound(&skin, to: nil)
+            try work.bound(&skin, keeping: work.faceArea)
             try work.bound(&hair, to: work.headArea)
         }
         return SemanticMattes(
@@ -73,6 +74,8 @@ struct Work {
     var holes: [Bool]
     /// The head ellipses above the chin lines: hair never lies elsewhere.
     var headArea: [Bool]
+    /// The faces' ovals: skin there stands without the person mask (which misses some people in crowds).
+    var faceArea: [Bool]
     var skinModels: [ColourModel] = []
 
     init(image: PixelBuffer, mask: PixelBuffer) {
@@ -104,6 +107,7 @@ struct Work {
         teeth = skin
         holes = [Bool](repeating: false, count: count)
         headArea = holes
+        faceArea = holes
     }
 
     func colour(_ i: Int) -> SIMD3<Double> { ColourModel.ycbcr(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]) }
@@ -122,10 +126,12 @@ struct Work {
         for part in face.eyes + face.brows { PolygonFill.mark(part, bit: 2, in: &labels, width: W, height: H) }
         PolygonFill.mark(face.outerLips, bit: 4, in: &labels, width: W, height: H)
         PolygonFill.mark(face.innerLips, bit: 8, in: &labels, width: W, height: H)
+        PolygonFill.mark(FaceRegions.grown(face.oval, 1.12), bit: 16, in: &labels, width: W, height: H)
         var samples: [SIMD3<Double>] = []
         PolygonFill.spans(face.oval, width: W, height: H) { y, x0, x1 in
             for x in x0..<x1 {
                 let i = y * W + x
+                faceArea[i] = true
                 if labels[i] & 0b1110 != 0 {
                     holes[i] = true
                 } else {
@@ -153,6 +159,7 @@ struct Work {
         }
     }
 
+    /// Hair: the head area's non-skin person pixels close to the colour above the forehead, and connected to it.
     private mutating func addHair(_ face: FaceRegions, labels: [UInt8], model: ColourModel?) {
         let W = width, H = height
         let (centre, right, up, across, along) = face.headEllipse
@@ -160,25 +167,49 @@ struct Work {
         let x0 = max(0, Int(centre.x - reach)), x1 = min(W, Int(centre.x + reach) + 1)
         let y0 = max(0, Int(centre.y - reach)), y1 = min(H, Int(centre.y + reach) + 1)
         guard x0 < x1, y0 < y1 else { return }
-        var candidates: [Int] = [], samples: [SIMD3<Double>] = []
-        let h = face.height
+        let bw = x1 - x0, h = face.height
+        // Local state over the ellipse's box: 1 candidate, 2 seed (the band above the forehead), 4 reached.
+        var state = [UInt8](repeating: 0, count: bw * (y1 - y0))
+        var samples: [SIMD3<Double>] = []
         for y in y0..<y1 {
             for x in x0..<x1 {
                 let i = y * W + x
                 let p = SIMD2(Double(x) + 0.5, Double(y) + 0.5)
                 guard face.inHeadArea(p) else { continue }
                 headArea[i] = true
-                let d = p - centre
                 guard person[i] >= 128, labels[i] & 1 == 0 else { continue }
+                // Below the eyes, the dark band along the jaw is shadow or beard far more often than hair.
+                let above = ((p - face.forehead) * up).sum(), aside = abs(((p - centre) * right).sum())
+                if above < -0.35 * h, labels[i] & 16 != 0 { continue }
                 let c = colour(i)
                 if let model, isSkin(c, model) { continue }
-                candidates.append(i)
-                let above = ((p - face.forehead) * up).sum()
-                if above > 0.02 * h, above < 0.4 * h, abs((d * right).sum()) < 0.4 * face.width { samples.append(c) }
+                let k = (y - y0) * bw + (x - x0)
+                state[k] = 1
+                if above > 0.02 * h, above < 0.3 * h, aside < 0.35 * face.width {
+                    state[k] |= 2
+                    samples.append(c)
+                }
             }
         }
         let hairModel = ColourModel(samples: samples, minimum: 60, floors: SIMD3(25, 6, 6))
-        for i in candidates where hairModel.map({ $0.distance(colour(i)) < SemanticMattes.hairDistance }) ?? true {
+        func accepted(_ k: Int) -> Bool {
+            guard state[k] & 1 != 0 else { return false }
+            guard let hairModel else { return true }
+            return hairModel.distance(colour((y0 + k / bw) * W + x0 + k % bw)) < SemanticMattes.hairDistance
+        }
+        // Flood from the accepted seeds through accepted pixels (4-connected).
+        var stack = state.indices.filter { state[$0] & 2 != 0 && accepted($0) }
+        for k in stack { state[k] |= 4 }
+        while let k = stack.popLast() {
+            let x = k % bw
+            for n in [x > 0 ? k - 1 : -1, x + 1 < bw ? k + 1 : -1, k - bw, k + bw]
+            where n >= 0 && n < state.count && state[n] & 4 == 0 && accepted(n) {
+                state[n] |= 4
+                stack.append(n)
+            }
+        }
+        for k in state.indices where state[k] & 4 != 0 {
+            let i = (y0 + k / bw) * W + x0 + k % bw
             hair[i] = max(hair[i], person[i])
         }
     }
@@ -204,8 +235,9 @@ struct Work {
         return out
     }
 
-    /// Bounds `matte` by the person mask (the smaller of the two values), and clears it outside `area` when given.
-    func bound(_ matte: inout PixelBuffer, to area: [Bool]?) throws {
+    /// Bounds `matte` by the person mask (the smaller of the two values) except in `kept`, and clears it outside
+    /// `area`, when given.
+    func bound(_ matte: inout PixelBuffer, to area: [Bool]? = nil, keeping kept: [Bool]? = nil) throws {
         if matte.format != .oneComponent8 { matte = try matte.converted(to: .oneComponent8) }
         let row = matte.bytesPerRow(), W = width
         matte.withUnsafeMutableBytes { bytes in
@@ -213,7 +245,8 @@ struct Work {
                 let line = (bytes.baseAddress! + y * row).assumingMemoryBound(to: UInt8.self)
                 for x in 0..<W {
                     let i = y * W + x
-                    line[x] = area.map { $0[i] } ?? true ? min(line[x], person[i]) : 0
+                    let limit = kept.map { $0[i] } ?? false ? 255 : person[i]
+                    line[x] = area.map { $0[i] } ?? true ? min(line[x], limit) : 0
                 }
             }
         }
