@@ -8,8 +8,9 @@ import PVImaging
 ///   chroma lies within 2.5 spreads of the face's own skin (a robust Y′CbCr model of the oval's pixels), which
 ///   adds the neck, arms and hands;
 /// - **hair**: inside the person mask, an ellipse about the head (``FaceRegions/headEllipse``), never below the
-///   chin line nor inside the face oval: the pixels that are not skin-coloured, that a colour model of the band
-///   above the forehead accepts, and that connect to that band;
+///   chin line nor inside the face oval: the pixels within 4 spreads of a colour model of the band above the
+///   forehead and closer to it than to the skin model, connected to that band (without a hair model: the pixels
+///   that are not skin-coloured);
 /// - **teeth**: inside the inner lips when the mouth is open, pixels of low saturation and at least 55 % of the
 ///   skin's luma;
 /// - **glasses**: empty: the mesh does not see frames and no colour rule here told them from brows and shadows
@@ -159,7 +160,8 @@ struct Work {
         }
     }
 
-    /// Hair: the head area's non-skin person pixels close to the colour above the forehead, and connected to it.
+    /// Hair: the head area's person pixels closer to the colour of the band above the forehead than to the skin,
+    /// and connected to that band.
     private mutating func addHair(_ face: FaceRegions, labels: [UInt8], model: ColourModel?) {
         let W = width, H = height
         let (centre, right, up, across, along) = face.headEllipse
@@ -181,21 +183,21 @@ struct Work {
                 // Below the eyes, the dark band along the jaw is shadow or beard far more often than hair.
                 let above = ((p - face.forehead) * up).sum(), aside = abs(((p - centre) * right).sum())
                 if above < -0.35 * h, labels[i] & 16 != 0 { continue }
-                let c = colour(i)
-                if let model, isSkin(c, model) { continue }
                 let k = (y - y0) * bw + (x - x0)
                 state[k] = 1
                 if above > 0.02 * h, above < 0.3 * h, aside < 0.35 * face.width {
                     state[k] |= 2
-                    samples.append(c)
+                    samples.append(colour(i))
                 }
             }
         }
         let hairModel = ColourModel(samples: samples, minimum: 60, floors: SIMD3(25, 6, 6))
         func accepted(_ k: Int) -> Bool {
             guard state[k] & 1 != 0 else { return false }
-            guard let hairModel else { return true }
-            return hairModel.distance(colour((y0 + k / bw) * W + x0 + k % bw)) < SemanticMattes.hairDistance
+            let c = colour((y0 + k / bw) * W + x0 + k % bw)
+            guard let hairModel else { return model.map { !isSkin(c, $0) } ?? true }
+            let d = hairModel.distance(c)
+            return d < SemanticMattes.hairDistance && model.map { d < $0.distance(c) } ?? true
         }
         // Flood from the accepted seeds through accepted pixels (4-connected).
         var stack = state.indices.filter { state[$0] & 2 != 0 && accepted($0) }
