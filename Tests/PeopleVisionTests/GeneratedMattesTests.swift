@@ -52,6 +52,7 @@ struct GeneratedMattesTests {
         let skin = try matte(AVSemanticSegmentationMatte.MatteType.skin.rawValue)
         let hair = try matte(AVSemanticSegmentationMatte.MatteType.hair.rawValue)
         let teeth = try matte(AVSemanticSegmentationMatte.MatteType.teeth.rawValue)
+        let glasses = try matte(AVSemanticSegmentationMatte.MatteType.glasses.rawValue)
         let person = try matte(PVGenerateMattesRequest.portraitFeature)
 
         // Teeth: every teeth pixel inside some face's inner-lip polygon.
@@ -72,6 +73,26 @@ struct GeneratedMattesTests {
         let background = (0..<(W * H)).filter { person[$0] < 128 }
         let skinOnBackground = background.filter { skin[$0] >= 128 }.count
         #expect(Double(skinOnBackground) < 0.05 * Double(max(background.count, 1)), "\(name): skin on \(skinOnBackground) of \(background.count) background pixels")
+
+        // Glasses: only about a face (within its head ellipse, chin line aside); on the one bespectacled face of
+        // aflw/image22568 (looked at), over both eyes.
+        for y in stride(from: 0, to: H, by: 2) {
+            for x in stride(from: 0, to: W, by: 2) where glasses[y * W + x] >= 128 {
+                let p = SIMD2(Double(x) + 0.5, Double(y) + 0.5)
+                let near = faces.contains { face in
+                    let e = face.headEllipse, d = p - e.centre
+                    let a = (d * e.right).sum() / e.across, b = (d * e.up).sum() / e.along
+                    return a * a + b * b <= 1
+                }
+                #expect(near, "\(name): glasses at (\(x), \(y)) far from every face")
+            }
+        }
+        if name == "aflw/image22568.jpg" {
+            let face = try #require(faces.first)
+            for eye in [face.eyeCentres.right, face.eyeCentres.left] {
+                #expect(glasses[Int(eye.y) * W + Int(eye.x)] == 255, "\(name): no glasses over the eye at \(eye)")
+            }
+        }
 
         // Hair: never outside the person mask; zero below each face's chin line near that face (unless in another face's
         // head area).

@@ -13,6 +13,8 @@ package struct FaceRegions: Sendable {
     package var outerLips: [SIMD2<Double>]
     /// The inner lip contour (the mouth opening).
     package var innerLips: [SIMD2<Double>]
+    /// The eyes' centres (the mean of each lid margin), subject's right and left.
+    package var eyeCentres: (right: SIMD2<Double>, left: SIMD2<Double>)
     /// Forehead (10) and chin (152).
     package var forehead: SIMD2<Double>
     package var chin: SIMD2<Double>
@@ -43,6 +45,8 @@ package struct FaceRegions: Sendable {
         }
         oval = ring(Self.ovalIndices)
         eyes = [Self.grown(ring(Self.rightEyeIndices), 1.2), Self.grown(ring(Self.leftEyeIndices), 1.2)]
+        func mean(_ points: [SIMD2<Double>]) -> SIMD2<Double> { points.reduce(.zero, +) / Double(points.count) }
+        eyeCentres = (mean(ring(Self.rightEyeIndices)), mean(ring(Self.leftEyeIndices)))
         brows = [Self.grown(ring(Self.rightBrowIndices), 1.1), Self.grown(ring(Self.leftBrowIndices), 1.1)]
         outerLips = lipRing(0)
         innerLips = lipRing(20)

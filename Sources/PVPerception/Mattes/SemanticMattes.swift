@@ -13,8 +13,9 @@ import PVImaging
 ///   that are not skin-coloured);
 /// - **teeth**: inside the inner lips when the mouth is open, pixels of low saturation and at least 55 % of the
 ///   skin's luma;
-/// - **glasses**: empty: the mesh does not see frames and no colour rule here told them from brows and shadows
-///   reliably (``glasses`` is kept so every matte type has a buffer).
+/// - **glasses**: where a thin band of contrasting brightness crosses the nose bridge between the eyes and lies
+///   below at least one eye (frames; bare skin is smooth there), two lens ellipses about the eyes joined by a
+///   bridge: a coarse shape, and frames of the skin's own brightness are missed;
 ///
 /// Skin and hair are then refined along the image's edges by a colour guided filter and bounded by the person mask
 /// (face ovals excepted: the mask misses some people of a crowd whose faces the mesh finds). All mattes are
@@ -29,6 +30,8 @@ package struct SemanticMattes: Sendable {
     static let skinChroma = 2.5
     /// Distance (in spreads, all channels) within which a head pixel counts as hair once a hair model exists.
     static let hairDistance = 4.0
+    /// Luma contrast of a thin band that counts as a glasses frame.
+    static let glassesContrast = 14.0
 
     /// Makes the mattes.
     ///
@@ -58,9 +61,7 @@ package struct SemanticMattes: Sendable {
             try work.bound(&skin, keeping: work.faceArea)
             try work.bound(&hair, to: work.headArea)
         }
-        return SemanticMattes(
-            skin: skin, hair: hair, teeth: try work.buffer(work.teeth),
-            glasses: try PixelBuffer(width: W, height: H, format: .oneComponent8))
+        return SemanticMattes(skin: skin, hair: hair, teeth: try work.buffer(work.teeth), glasses: try work.buffer(work.glasses))
     }
 }
 
@@ -70,7 +71,7 @@ struct Work {
     /// RGB, three bytes a pixel, rows tight.
     var rgb: [UInt8]
     var person: [UInt8]
-    var skin: [UInt8], hair: [UInt8], teeth: [UInt8]
+    var skin: [UInt8], hair: [UInt8], teeth: [UInt8], glasses: [UInt8]
     /// Eyes, brows and lips of every face: never skin.
     var holes: [Bool]
     /// The head ellipses above the chin lines: hair never lies elsewhere.
@@ -106,6 +107,7 @@ struct Work {
         skin = [UInt8](repeating: 0, count: count)
         hair = skin
         teeth = skin
+        glasses = skin
         holes = [Bool](repeating: false, count: count)
         headArea = holes
         faceArea = holes
@@ -113,9 +115,11 @@ struct Work {
 
     func colour(_ i: Int) -> SIMD3<Double> { ColourModel.ycbcr(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]) }
 
-    /// Whether pixel `i` has a skin colour by `model`: chroma close, and not in deep shadow.
+    /// Whether a colour is skin by `model`: chroma close, not in deep shadow, and not much brighter than the face
+    /// (in pale, washed-out photos the chroma alone also takes in white shirts and bright windows).
     func isSkin(_ c: SIMD3<Double>, _ model: ColourModel) -> Bool {
         model.chromaDistance(c) < SemanticMattes.skinChroma && c.x > 0.3 * model.median.x
+            && c.x < model.median.x + max(3.5 * model.spread.x, 40)
     }
 
     /// Adds one face: its skin, teeth and hair.
@@ -144,6 +148,11 @@ struct Work {
         let model = ColourModel(samples: samples, floors: SIMD3(12, 3, 3))
         if let model { skinModels.append(model) }
         if face.mouthOpen { addTeeth(face, model: model) }
+        for part in glasses(face) ?? [] {
+            PolygonFill.spans(part, width: W, height: H) { y, x0, x1 in
+                for x in x0..<x1 { glasses[y * W + x] = 255 }
+            }
+        }
         addHair(face, labels: labels, model: model)
     }
 

@@ -10,7 +10,7 @@ struct MattesCommand: ParsableCommand {
         abstract: "Write generated hair, skin, teeth, glasses and portrait effects mattes of an image.",
         discussion: """
             PVGenerateMattesRequest makes the mattes (this package's own request: they come from the face mesh, the \
-            accurate person mask and colour models, not from a learned matting model; glasses are never detected). \
+            accurate person mask and colour models, not from a learned matting model; glasses only where frames stand out). \
             Each matte is written as DIR/<type>.png (8-bit grey, the image's upright size); --heic writes the upright \
             photo with the mattes as HEIF auxiliary images under Apple's types; --overlay writes DIR/overlay.png.
             """)

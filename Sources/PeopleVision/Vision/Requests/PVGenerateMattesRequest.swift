@@ -16,7 +16,7 @@ import Synchronization
 /// | skin | each face's oval minus eyes, brows and lips, plus the people's pixels within the chroma of that face's skin (neck, arms, hands) |
 /// | hair | inside the person mask, around the head above the chin line, outside the face oval, not skin-coloured, close to the colour above the forehead |
 /// | teeth | inside the inner lips of an open mouth, bright unsaturated pixels |
-/// | glasses | always empty: not detected (see `EVALUATION.md`) |
+/// | glasses | two lens ellipses about the eyes where a thin frame-like band crosses the nose bridge and lies below an eye; thin or skin-toned frames are missed |
 /// | portrait effects | the accurate person mask (soft edges) |
 ///
 /// Skin and hair are refined along the image's edges by a guided filter. Without a face there is no skin model,
