@@ -77,7 +77,8 @@ extension CIContext {
         }
         if let value = options[.avPortraitEffectsMatte] {
             guard let matte = value as? AVPortraitEffectsMatte else {
-                throw CoreImageFailure.make(.invalidOption, "avPortraitEffectsMatte needs an AVPortraitEffectsMatte, not \(type(of: value))")
+                throw CoreImageFailure.make(
+                    .invalidOption, "avPortraitEffectsMatte needs an AVPortraitEffectsMatte, not \(type(of: value))")
             }
             try add(.portraitEffectsMatte, matte.mattingImage)
         }

@@ -105,11 +105,14 @@ public final class PVGenerateMattesRequest: VNImageBasedRequest, @unchecked Send
                 case .teeth: pixels = mattes.teeth
                 default: pixels = mattes.glasses
                 }
-                observations.append(VNPixelBufferObservation(pixelBuffer: CVPixelBuffer(pixels), featureName: type.rawValue, requestRevision: revision))
+                observations.append(
+                    VNPixelBufferObservation(pixelBuffer: CVPixelBuffer(pixels), featureName: type.rawValue, requestRevision: revision))
             }
         }
         if portrait {
-            observations.append(VNPixelBufferObservation(pixelBuffer: CVPixelBuffer(person), featureName: Self.portraitFeature, requestRevision: revision))
+            observations.append(
+                VNPixelBufferObservation(
+                    pixelBuffer: CVPixelBuffer(person), featureName: Self.portraitFeature, requestRevision: revision))
         }
         return observations
     }
