@@ -100,10 +100,12 @@ package enum PolygonFill {
     package static func spans(
         _ polygon: [SIMD2<Double>], width: Int, height: Int, _ span: (_ y: Int, _ x0: Int, _ x1: Int) -> Void
     ) {
-        guard polygon.count >= 3 else { return }
+        // Non-finite points have no place on the grid; coordinates are clamped before they become integers.
+        guard polygon.count >= 3, width > 0, height > 0, polygon.allSatisfy({ $0.x.isFinite && $0.y.isFinite }) else { return }
         let ys = polygon.map(\.y)
-        guard let low = ys.min(), let high = ys.max(), low.isFinite, high.isFinite else { return }
-        let first = max(0, Int((low - 0.5).rounded(.up))), last = min(height - 1, Int((high - 0.5).rounded(.down)))
+        guard let low = ys.min(), let high = ys.max() else { return }
+        func row(_ v: Double) -> Int { Int(min(max(v, -1), Double(height))) }
+        let first = max(0, row((low - 0.5).rounded(.up))), last = min(height - 1, row((high - 0.5).rounded(.down)))
         guard first <= last else { return }
         var crossings: [Double] = []
         for y in first...last {
@@ -117,8 +119,8 @@ package enum PolygonFill {
             crossings.sort()
             var i = 0
             while i + 1 < crossings.count {
-                let x0 = max(0, Int((crossings[i] - 0.5).rounded(.up)))
-                let x1 = min(width, Int((crossings[i + 1] - 0.5).rounded(.up)))
+                func column(_ v: Double) -> Int { v.isNaN ? 0 : Int(min(max((v - 0.5).rounded(.up), 0), Double(width))) }
+                let x0 = column(crossings[i]), x1 = column(crossings[i + 1])
                 if x0 < x1 { span(y, x0, x1) }
                 i += 2
             }

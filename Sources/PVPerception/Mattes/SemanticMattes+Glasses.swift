@@ -12,9 +12,8 @@ import PVImaging
 extension Work {
     /// Luma at the pixel nearest `p` (0 outside the image).
     func luma(_ p: SIMD2<Double>) -> Double {
-        let x = Int(p.x), y = Int(p.y)
-        guard x >= 0, y >= 0, x < width, y < height else { return 0 }
-        return colour(y * width + x).x
+        guard p.x >= 0, p.y >= 0, p.x < Double(width), p.y < Double(height) else { return 0 }
+        return colour(Int(p.y) * width + Int(p.x)).x
     }
 
     /// How far a thin band across the segment `from` → `to` stands out from its surroundings: the largest difference

@@ -175,8 +175,10 @@ struct Work {
         let W = width, H = height
         let (centre, right, up, across, along) = face.headEllipse
         let reach = max(across, along) + 1
-        let x0 = max(0, Int(centre.x - reach)), x1 = min(W, Int(centre.x + reach) + 1)
-        let y0 = max(0, Int(centre.y - reach)), y1 = min(H, Int(centre.y + reach) + 1)
+        // Clamped as doubles first: a wild mesh must not overflow the conversion.
+        func clamp(_ v: Double, _ limit: Int) -> Int { Int(min(max(v, 0), Double(limit))) }
+        let x0 = clamp(centre.x - reach, W), x1 = clamp(centre.x + reach + 1, W)
+        let y0 = clamp(centre.y - reach, H), y1 = clamp(centre.y + reach + 1, H)
         guard x0 < x1, y0 < y1 else { return }
         let bw = x1 - x0, h = face.height
         // Local state over the ellipse's box: 1 candidate, 2 seed (the band above the forehead), 4 reached.
