@@ -48,7 +48,9 @@ extension CIContext {
     /// over its own extent as 8-bit grey (its red channel) and stored as a HEIC auxiliary image
     /// with Apple's type URN; ``CIImageRepresentationOption/depthImage`` and
     /// ``CIImageRepresentationOption/disparityImage`` store the red channel as a depth map (whose
-    /// values must be finite). The `av…` and ``CIImageRepresentationOption/hdrImage`` options are
+    /// values must be finite). ``CIImageRepresentationOption/avPortraitEffectsMatte`` and
+    /// ``CIImageRepresentationOption/avSemanticSegmentationMattes`` store AVFoundation matte objects as they are;
+    /// ``CIImageRepresentationOption/avDepthData`` and ``CIImageRepresentationOption/hdrImage`` are
     /// refused. The file reads back through `CIImage(contentsOf:options:)` with the matching
     /// auxiliary option.
     /// - Throws: as ``writePNGRepresentation(of:to:format:colorSpace:options:)``.
@@ -94,7 +96,7 @@ extension CIContext {
         (.hdrGainMapImage, .hdrGainMap),
     ]
     private static let refusedOptions: [CIImageRepresentationOption] = [
-        .avDepthData, .avPortraitEffectsMatte, .avSemanticSegmentationMattes, .hdrImage,
+        .avDepthData, .hdrImage,
     ]
 
     func encode(
@@ -118,7 +120,8 @@ extension CIContext {
         let quality = try Self.quality(options, default: container == .heif ? 0.8 : 0.9)
         let hasAuxiliary =
             Self.matteOptions.contains { options[$0.0] != nil } || options[.depthImage] != nil
-            || options[.disparityImage] != nil
+            || options[.disparityImage] != nil || options[.avPortraitEffectsMatte] != nil
+            || options[.avSemanticSegmentationMattes] != nil
         if let refused = Self.refusedOptions.first(where: { options[$0] != nil }) {
             throw CoreImageFailure.make(.invalidOption, "option \(refused.rawValue) is not supported (there is no AVFoundation here)")
         }
@@ -156,6 +159,7 @@ extension CIContext {
                     let grey = try renderPixels(matte, rect: matteArea, layout: .one(.red, .uint8), unpremultiply: false)
                     auxiliaries.append(HEICAuxiliaryImage(type: type, pixels: grey))
                 }
+                auxiliaries += try Self.matteObjects(options, besides: auxiliaries.map(\.type))
                 var depth: HEICDepthMap?
                 for (option, kind) in [(CIImageRepresentationOption.depthImage, HEICDepthMap.Kind.depth), (.disparityImage, .disparity)] {
                     guard let value = options[option] else { continue }

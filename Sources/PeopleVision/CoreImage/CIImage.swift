@@ -199,6 +199,9 @@ struct ImageFileInfo: Sendable {
     var properties: Properties?
     /// The file the image was read from.
     var url: URL?
+    /// The matte the image shows, when it was made from one or read with a matte option.
+    var semanticSegmentationMatte: AVSemanticSegmentationMatte?
+    var portraitEffectsMatte: AVPortraitEffectsMatte?
 
     init(properties: [String: Any]? = nil) {
         self.properties = properties.map(Properties.init)
