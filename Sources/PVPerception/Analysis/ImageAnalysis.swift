@@ -62,6 +62,24 @@ package final class ImageAnalysis: Sendable {
         return people
     }
 
+    /// The people of a tracked frame (``PoseTracking``): the landmark model on each followed person's ROI, side by side,
+    /// without the detectors. Nil when someone is lost (no person in their ROI), so that the caller detects instead.
+    /// The people found serve every request on this image, as the detected people would.
+    package func trackedPeople(rois: [RotatedRect]) throws -> [PersonPose]? {
+        let landmarker = try Pipelines.bodyLandmarker()
+        let found = try concurrently(rois.map { roi in { @Sendable [self] in try landmarker.landmarks(in: image, roi: roi, runs: poseRuns) } })
+        var people: [PersonPose] = []
+        for person in found {
+            guard let person else { return nil }
+            landmarker.add(person, to: &people)
+        }
+        state.withLock {
+            $0.multiScalePeople = people
+            $0.wholeImagePeople = people
+        }
+        return people
+    }
+
     /// The accurate person-mask level's work up to its fused grid (``PersonSegmenter/fuse(_:people:)``), shared by the
     /// person mask and the person instances. Its pose pass is the segmenter's own (MediaPipe's detection threshold,
     /// searching further only where the selfie mask shows someone it missed): the body pipeline's wider search also

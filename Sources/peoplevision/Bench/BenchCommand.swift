@@ -10,7 +10,7 @@ struct BenchCommand: ParsableCommand {
         commandName: "bench",
         abstract: "Benchmarks against the peer (TFLite / MediaPipe / OpenCV from Python), measured in the same run.",
         discussion: "Each prints a Markdown table whose last column is ours ÷ peer (lower is better) and a last line 'max ratio: X'. Build in release first: swift build -c release.",
-        subcommands: [InferenceBench.self, ProfileBench.self, ImagingBench.self, SegmentationBenchCommand.self, FacesBench.self, BodiesBench.self, TimelineBench.self])
+        subcommands: [InferenceBench.self, ProfileBench.self, ImagingBench.self, SegmentationBenchCommand.self, FacesBench.self, BodiesBench.self, TrackingBench.self, TimelineBench.self])
 }
 
 /// `peoplevision bench segmentation`: PVBench's segmentation benchmark, whose greeting rows time `peoplevision

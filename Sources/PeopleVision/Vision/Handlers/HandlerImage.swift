@@ -60,7 +60,8 @@ final class HandlerImage: @unchecked Sendable {
         -> (people: [PersonPose], width: Int, height: Int)
     {
         let r = pixelRect(for: roi)
-        let everyone = try analysis(of: Self.wholeImage).people()
+        let analysis = try analysis(of: Self.wholeImage)
+        let everyone = try sequence.map { try $0.state.people(of: analysis) } ?? analysis.people()
         if r.x == 0, r.y == 0, r.width == image.width, r.height == image.height { return (everyone, r.width, r.height) }
         let region = BoundingBox(xMin: Double(r.x), yMin: Double(r.y), xMax: Double(r.x + r.width), yMax: Double(r.y + r.height))
         let whole = BoundingBox(xMin: 0, yMin: 0, xMax: Double(image.width), yMax: Double(image.height))

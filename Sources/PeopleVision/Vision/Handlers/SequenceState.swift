@@ -14,6 +14,34 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
     }
 
     private let state = Mutex<(frames: Int64, entries: [ObjectIdentifier: Entry])>((0, [:]))
+    /// The people followed from frame to frame, when the sequence tracks (nil: every frame is detected).
+    private let tracking = Mutex<PoseTracking?>(nil)
+    private let smoothing = Mutex(true)
+
+    /// Whether landmarks are smoothed over the frames (when not, the `smoothed` functions return what they are given).
+    var smoothsLandmarks: Bool {
+        get { smoothing.withLock { $0 } }
+        set { smoothing.withLock { $0 = newValue } }
+    }
+
+    /// Whether the body pipeline follows the previous frame's people instead of running its detectors on every frame.
+    var tracksPeople: Bool {
+        get { tracking.withLock { $0 != nil } }
+        set { tracking.withLock { $0 = newValue ? ($0 ?? PoseTracking()) : nil } }
+    }
+
+    /// The body pipeline's people of a frame's whole-image analysis: followed from the previous frame when tracking
+    /// (``PoseTracking``), else detected.
+    func people(of analysis: ImageAnalysis) throws -> [PersonPose] {
+        guard let plan = tracking.withLock({ $0?.plan(for: analysis.image) }) else { return try analysis.people() }
+        if case .track(let rois) = plan, let followed = try analysis.trackedPeople(rois: rois) {
+            tracking.withLock { $0?.record(followed, detected: false) }
+            return followed
+        }
+        let detected = try analysis.people()
+        tracking.withLock { $0?.record(detected, detected: true) }
+        return detected
+    }
 
     /// Frames are 1/30 s apart when they carry no time (as MediaPipe's Python API stamps them).
     static let frameInterval: Int64 = 33_333_333
@@ -28,12 +56,14 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
 
     /// `people` of the frame at `timestamp` (nanoseconds), smoothed with what `request` saw on earlier frames.
     func smoothed(_ people: [PersonPose], for request: VNRequest, timestamp: Int64) -> [PersonPose] {
-        withEntry(of: request) { $0.smoothing.smooth(people, timestamp: timestamp) }
+        guard smoothsLandmarks else { return people }
+        return withEntry(of: request) { $0.smoothing.smooth(people, timestamp: timestamp) }
     }
 
     /// `hands` of the frame at `timestamp`, smoothed with what `request` saw on earlier frames (a hand follows a hand
     /// of the same side).
     func smoothed(_ hands: [HandPose], for request: VNRequest, timestamp: Int64) -> [HandPose] {
+        guard smoothsLandmarks else { return hands }
         let sets = withEntry(of: request) {
             $0.points.smooth(hands.map(\.landmarks), kinds: hands.map { $0.side == .left ? 0 : 1 }, timestamp: timestamp)
         }
@@ -46,6 +76,7 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
 
     /// Face meshes of the frame at `timestamp`, smoothed with what `request` saw on earlier frames.
     func smoothed(_ meshes: [FaceMesh], for request: VNRequest, timestamp: Int64) -> [FaceMesh] {
+        guard smoothsLandmarks else { return meshes }
         let sets = withEntry(of: request) { $0.points.smooth(meshes.map(\.landmarks), timestamp: timestamp) }
         return zip(meshes, sets).map { mesh, points in
             var smoothed = mesh

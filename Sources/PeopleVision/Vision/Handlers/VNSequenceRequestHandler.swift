@@ -10,19 +10,27 @@ import Synchronization
 /// followed by the overlap of its landmark box from frame to frame. A frame's time is its sample buffer's when it has one, else frames are taken as 1/30 s apart.
 public final class VNSequenceRequestHandler: @unchecked Sendable {
     let sequence = SequenceState()
-    private let smoothing = Mutex(true)
 
     public init() {}
 
     /// PeopleVision extension: whether body, hand and face landmarks are smoothed over the frames (default true).
     public var smoothsLandmarks: Bool {
-        get { smoothing.withLock { $0 } }
-        set { smoothing.withLock { $0 = newValue } }
+        get { sequence.smoothsLandmarks }
+        set { sequence.smoothsLandmarks = newValue }
+    }
+
+    /// PeopleVision extension: whether the body-pose requests follow the previous frame's people instead of running
+    /// the detectors on every frame (default false). A person's landmarks are then found in the region their previous
+    /// landmarks give; the detectors run again when someone is lost, every 15 frames (so that someone new is found)
+    /// and on a scene cut. Faster on video; a person who walks in is found up to 15 frames late.
+    public var tracksPeople: Bool {
+        get { sequence.tracksPeople }
+        set { sequence.tracksPeople = newValue }
     }
 
     /// Performs `requests` on `handler`'s frame, as a frame of this sequence.
     func perform(_ requests: [VNRequest], frame handler: VNImageRequestHandler) throws {
-        handler.sequence = smoothsLandmarks ? sequence : nil
+        handler.sequence = sequence
         try handler.perform(requests)
     }
 

@@ -1,0 +1,81 @@
+import PVImaging
+
+/// Body-pose tracking over the frames of a sequence, as MediaPipe's pose graph tracks in video mode (MODELS.md §9):
+/// while the previous frame's people are known, each person's landmark ROI comes from their auxiliary landmarks
+/// (33 → 34, as a detection's keypoints give it) and the detectors do not run. The people are detected again:
+/// - when a person is lost (the landmark model no longer sees someone in their ROI),
+/// - every ``redetectionInterval`` frames, so that someone who walked in is found,
+/// - on a scene cut (the frame's small grey thumbnail differs from the previous one by more than ``sceneCut``),
+/// - on the first frame.
+///
+/// MediaPipe follows one person; every person found is followed here.
+package struct PoseTracking: Sendable {
+    /// Frames between detections while everyone is followed.
+    package var redetectionInterval = 15
+    /// The mean absolute difference (0…1) of two frames' thumbnails above which they are taken for different scenes.
+    package static let sceneCut = 0.12
+
+    /// What to do on a frame.
+    package enum Plan: Sendable, Equatable {
+        /// Run the detectors.
+        case detect
+        /// Run the landmark model on these ROIs (pixels), one per person followed.
+        case track([RotatedRect])
+    }
+
+    private var people: [PersonPose] = []
+    private var framesSinceDetection = 0
+    private var thumbnail: [Double]?
+    private var size: (width: Int, height: Int)?
+
+    package init() {}
+
+    /// The plan for the next frame, `image`.
+    package mutating func plan(for image: PixelBuffer) -> Plan {
+        let small = Self.thumbnail(of: image)
+        defer { thumbnail = small }
+        let sameSize = size.map { $0 == (image.width, image.height) } ?? false
+        size = (image.width, image.height)
+        guard sameSize, !people.isEmpty, framesSinceDetection < redetectionInterval, let previous = thumbnail, let small,
+            zip(previous, small).map({ abs($0 - $1) }).reduce(0, +) / Double(small.count) <= Self.sceneCut
+        else { return .detect }
+        let rois = people.map(Self.roi)
+        guard rois.allSatisfy(\.hasSampleableCentreAndSide) else { return .detect }
+        return .track(rois)
+    }
+
+    /// Records the people of a frame: `detected` when the detectors ran.
+    package mutating func record(_ found: [PersonPose], detected: Bool) {
+        people = found
+        framesSinceDetection = detected ? 1 : framesSinceDetection + 1
+    }
+
+    /// A person's landmark ROI from their auxiliary landmarks (hip centre → full-body point, 90°, ×1.25, square).
+    package static func roi(of person: PersonPose) -> RotatedRect {
+        guard person.auxiliaryLandmarks.count >= 2 else { return person.roi }
+        return ROI.alignmentPointsRect(
+            center: person.auxiliaryLandmarks[0].position, scalePoint: person.auxiliaryLandmarks[1].position,
+            targetAngle: .pi / 2
+        ).transformed(by: .poseFromDetection)
+    }
+
+    /// A 32 × 18 grey thumbnail (0…1) by point sampling, nil for formats without 8-bit colour.
+    static func thumbnail(of image: PixelBuffer) -> [Double]? {
+        let bpp: Int
+        switch image.format {
+        case .rgba32, .bgra32, .argb32: bpp = 4
+        case .rgb24: bpp = 3
+        case .oneComponent8: bpp = 1
+        default: return nil
+        }
+        let w = 32, h = 18, stride = image.bytesPerRow()
+        return image.withUnsafeBytes { raw in
+            (0..<(w * h)).map { k in
+                let x = (k % w * 2 + 1) * image.width / (2 * w), y = (k / w * 2 + 1) * image.height / (2 * h)
+                let p = y * stride + x * bpp
+                if bpp == 1 { return Double(raw[p]) / 255 }
+                return (Double(raw[p]) + Double(raw[p + 1]) + Double(raw[p + 2])) / 765
+            }
+        }
+    }
+}

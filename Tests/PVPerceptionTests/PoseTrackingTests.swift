@@ -1,0 +1,58 @@
+import Foundation
+import PVImaging
+import Testing
+
+@testable import PVPerception
+
+/// When a tracked sequence runs the detectors and when it follows the previous frame's people.
+@Suite struct PoseTrackingTests {
+    static func frame(grey: UInt8, width: Int = 320, height: Int = 180) throws -> PixelBuffer {
+        var image = try PixelBuffer(width: width, height: height, format: .rgba32)
+        image.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: grey) }
+        return image
+    }
+
+    /// A standing person: hips at (160, 120), the full-body point 80 px above.
+    static let person = PersonPose(
+        landmarks: (0..<33).map { Landmark(x: 150 + Double($0 % 3) * 10, y: 40 + Double($0) * 4) }, worldLandmarks: [],
+        auxiliaryLandmarks: [Landmark(x: 160, y: 120), Landmark(x: 160, y: 40)],
+        roi: RotatedRect(centerX: 0, centerY: 0, width: 1, height: 1), detectionScore: 0.9, presence: 0.99, segmentation: nil)
+
+    @Test func detectsFirstThenFollowsThenDetectsOnCadence() throws {
+        var tracking = PoseTracking()
+        tracking.redetectionInterval = 5
+        let image = try Self.frame(grey: 100)
+        #expect(tracking.plan(for: image) == .detect)
+        tracking.record([Self.person], detected: true)
+        var plans: [PoseTracking.Plan] = []
+        for _ in 0..<6 {
+            let plan = tracking.plan(for: image)
+            plans.append(plan)
+            tracking.record([Self.person], detected: plan == .detect)
+        }
+        // Frames 2–5 follow (four frames after the detection), frame 6 detects again, frame 7 follows.
+        #expect(plans.map { $0 == .detect } == [false, false, false, false, true, false])
+        // The followed ROI is the detection's construction on the auxiliary points: centred on the hips, a square 1.25 ×
+        // twice the hips-to-head distance.
+        guard case .track(let rois) = plans[0], let roi = rois.first else {
+            Issue.record("the second frame should follow the person")
+            return
+        }
+        #expect(abs(roi.centerX - 160) < 1e-6 && abs(roi.centerY - 120) < 1e-6)
+        #expect(abs(roi.width - 200) < 1e-6 && abs(roi.height - 200) < 1e-6)
+    }
+
+    @Test func detectsWhenNobodyIsFollowedOnSceneCutsAndSizeChanges() throws {
+        var tracking = PoseTracking()
+        let dark = try Self.frame(grey: 40), light = try Self.frame(grey: 200)
+        _ = tracking.plan(for: dark)
+        tracking.record([], detected: true)
+        #expect(tracking.plan(for: dark) == .detect)  // nobody to follow
+        tracking.record([Self.person], detected: true)
+        #expect(tracking.plan(for: light) == .detect)  // a cut: the picture changed
+        tracking.record([Self.person], detected: true)
+        #expect(tracking.plan(for: try Self.frame(grey: 200, width: 640, height: 360)) == .detect)  // another size
+        tracking.record([Self.person], detected: true)
+        #expect(tracking.plan(for: try Self.frame(grey: 205, width: 640, height: 360)) != .detect)  // small change: follow
+    }
+}
