@@ -46,6 +46,15 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // `swift package generate-documentation --target PeopleVision` (Sources/PeopleVision/PeopleVision.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The HTTP service (`peoplevision serve`, target PVServe). Only the executable depends on it, so a package
+        // that uses the PeopleVision product neither fetches nor builds these (Documentation/Architecture.md).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // C libraries, all from Debian packages installed by scripts/bootstrap.
@@ -103,10 +112,26 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: engine),
+        .target(
+            name: "PVServe",
+            dependencies: [
+                "PVThreads", "PVImaging",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: engine),
         .executableTarget(
             name: "peoplevision",
             dependencies: [
-                "PeopleVision", "PVImaging", "PVThreads", "PVBench", "CAllocatorTuning",
+                "PeopleVision", "PVImaging", "PVThreads", "PVBench", "PVServe", "CAllocatorTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: engine),
@@ -139,6 +164,15 @@ let package = Package(
         .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
         .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads"]),
+        .testTarget(
+            name: "ServeTests",
+            dependencies: [
+                "peoplevision", "PVServe", "PVTestSupport", "PVImaging",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "PVPerception", "CAllocatorTuning"]),
         .testTarget(
             name: "PeopleVisionTests",
