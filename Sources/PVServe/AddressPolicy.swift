@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import HTTPTypes
 #if canImport(Glibc)
@@ -98,3 +99,4 @@ enum AddressPolicy {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import HTTPTypes
 import PVThreads
@@ -149,3 +150,4 @@ extension EngineJob.Operation {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import Metrics
 import Prometheus
@@ -49,3 +50,4 @@ final class ServeMetrics: Sendable {
     /// The text exposition.
     func text() -> String { registry.emitToString() }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import HTTPTypes
 
@@ -77,3 +78,4 @@ struct MultipartForm {
         return Part(name: name, filename: filename, contentType: contentType, data: data)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -31,7 +32,7 @@ extension ServeServer {
         ("/app.js", "app.js", "text/javascript; charset=utf-8"),
         ("/style.css", "style.css", "text/css; charset=utf-8"),
         ("/openapi.json", "openapi.json", "application/json"),
-        ("/schema/analyze.json", "analyze.schema.json", "application/schema+json"),
+        ("/analyze.schema.json", "analyze.schema.json", "application/schema+json"),
     ]
 
     static func json(_ status: HTTPResponse.Status, _ object: [String: String]) -> Response {
@@ -106,3 +107,4 @@ extension ServeServer {
         "/healthz", "/readyz", "/metrics", "/v1/analyze", "/v1/segment", "/v1/greet", "/v1/cutout", "/v1/instances", "/api/remove",
     ])
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -53,3 +54,4 @@ struct Parameters {
         return EngineJob.RGBA(red: UInt8(v >> 16 & 0xFF), green: UInt8(v >> 8 & 0xFF), blue: UInt8(v & 0xFF))
     }
 }
+#endif

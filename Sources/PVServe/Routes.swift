@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -97,3 +98,4 @@ extension ServeServer {
         }
     }
 }
+#endif

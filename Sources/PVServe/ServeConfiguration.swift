@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import PVThreads
 
@@ -22,3 +23,4 @@ package struct ServeConfiguration: Sendable {
 
     package init() {}
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import Synchronization
 
@@ -100,3 +101,4 @@ package struct EngineOutput: Sendable {
         self.contentType = contentType
     }
 }
+#endif

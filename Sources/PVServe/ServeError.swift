@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -63,3 +64,4 @@ package struct ServeError: Error, Sendable, Equatable {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 }
+#endif

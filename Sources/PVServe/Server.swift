@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -96,3 +97,4 @@ package struct ServeServer: Sendable {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: output.body)))
     }
 }
+#endif

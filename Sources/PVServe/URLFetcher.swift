@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import HTTPTypes
 #if canImport(FoundationNetworking)
@@ -115,3 +116,4 @@ struct URLFetcher: Sendable {
         }
     }
 }
+#endif

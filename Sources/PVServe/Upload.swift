@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -79,3 +80,4 @@ struct Upload {
         var maxPixels: Int
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 @testable import PVServe
 import Testing
@@ -25,7 +26,7 @@ struct ServeAPITests {
             for path in ["/v1/analyze", "/v1/segment", "/v1/greet", "/v1/cutout", "/v1/instances", "/api/remove", "/healthz", "/readyz", "/metrics"] {
                 #expect(paths[path] != nil, "openapi.json documents \(path)")
             }
-            let schema = try await client.send("/schema/analyze.json", method: "GET")
+            let schema = try await client.send("/analyze.schema.json", method: "GET")
             #expect((schema.json["$schema"] as? String)?.contains("json-schema.org") == true)
             let page = try await client.send("/", method: "GET")
             #expect(page.header("Content-Type")?.hasPrefix("text/html") == true)
@@ -181,3 +182,4 @@ struct ServeAPITests {
         #expect(engine.finished == 1)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import PVImaging
 @testable import PVServe
@@ -115,3 +116,4 @@ struct ServeEngineTests {
         }
     }
 }
+#endif

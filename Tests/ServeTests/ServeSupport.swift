@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -190,3 +191,4 @@ enum TestImages {
         return ~crc
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 @testable import PVServe
 import Testing
@@ -55,3 +56,4 @@ struct URLFetchTests {
         for a in refusedV6 { #expect(!AddressPolicy.isPublic(v6: v6(a)), "\(a)") }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import PeopleVision
 import PVImaging
@@ -68,3 +69,4 @@ enum Cutout {
         }
     }
 }
+#endif

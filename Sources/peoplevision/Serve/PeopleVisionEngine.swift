@@ -1,3 +1,4 @@
+#if Serve
 import Foundation
 import PeopleVision
 import PVImaging
@@ -119,3 +120,4 @@ extension EngineJob.MaskFormat {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Serve
 import ArgumentParser
 import Foundation
 import PVServe
@@ -52,3 +53,4 @@ struct ServeCommand: ParsableCommand {
         }
     }
 }
+#endif
