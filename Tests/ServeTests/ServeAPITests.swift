@@ -11,7 +11,7 @@ struct ServeAPITests {
         try await withServer(engine: engine) { client, server in
             #expect(try await client.send("/healthz", method: "GET").json["status"] as? String == "ok")
             // The fake engine loads nothing: ready as soon as its first thread started.
-            for _ in 0..<100 where !server.queue.isReady { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(try await eventually { server.queue.isReady })
             let ready = try await client.send("/readyz", method: "GET")
             #expect(ready.status == 200 && ready.json["status"] as? String == "ready")
             _ = try await client.send("/v1/analyze?requests=faces", body: try TestImages.png(), contentType: "image/png")
@@ -131,51 +131,60 @@ struct ServeAPITests {
     }
 
     @Test func aFullQueueAnswers503WithRetryAfter() async throws {
-        let engine = FakeEngine(delay: 0.6)
-        try await withServer({ $0.concurrency = 1; $0.queueDepth = 1 }, engine: engine) { client, _ in
+        let engine = FakeEngine(held: true)
+        try await withServer({ $0.concurrency = 1; $0.queueDepth = 1 }, engine: engine) { client, server in
             let png = try TestImages.png()
-            let statuses = try await withThrowingTaskGroup(of: (Int, String?).self) { group in
-                for _ in 0..<5 {
-                    group.addTask {
-                        let a = try await client.send("/v1/analyze?requests=faces", body: png, contentType: "image/png")
-                        return (a.status, a.status == 503 ? a.header("Retry-After") : a.errorCode)
-                    }
-                }
-                return try await group.reduce(into: []) { $0.append($1) }
+            let send = { @Sendable in try await client.send("/v1/analyze?requests=faces", body: png, contentType: "image/png") }
+            // One runs, one waits: the queue is full.
+            async let first = send()
+            #expect(try await eventually { server.queue.depth.running == 1 })
+            async let second = send()
+            #expect(try await eventually { server.queue.depth.waiting == 1 })
+            for _ in 0..<3 {
+                let refused = try await send()
+                #expect(refused.status == 503 && refused.errorCode == "queue_full")
+                #expect(refused.header("Retry-After") == "1")
             }
-            // One runs, one waits; the other three find the queue full.
-            #expect(statuses.filter { $0.0 == 200 }.count == 2, "\(statuses)")
-            #expect(statuses.filter { $0.0 == 503 }.count == 3, "\(statuses)")
-            #expect(statuses.filter { $0.0 == 503 }.allSatisfy { $0.1 == "1" }, "Retry-After: \(statuses)")
+            engine.release()
+            #expect(try await first.status == 200)
+            #expect(try await second.status == 200)
             let metrics = String(decoding: try await client.send("/metrics", method: "GET").body, as: UTF8.self)
             #expect(metrics.contains("pv_queue_rejected_total 3"), "\(metrics)")
+            #expect(metrics.contains("pv_http_requests_total{route=\"/v1/analyze\",status=\"503\"} 3"))
         }
     }
 
     @Test func aRequestPastItsTimeoutIs504AndTheEngineStops() async throws {
-        let engine = FakeEngine(delay: 5)
-        let start = ContinuousClock.now
+        let engine = FakeEngine(held: true)
         try await withServer({ $0.timeout = 0.3 }, engine: engine) { client, _ in
             let answer = try await client.send("/v1/analyze?requests=faces", body: try TestImages.png(), contentType: "image/png")
             #expect(answer.status == 504 && answer.errorCode == "timeout")
-            for _ in 0..<100 where engine.cancelled == 0 { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(engine.cancelled == 1, "the running job saw the cancellation")
+            // The held job never finishes by itself: it ended because it saw the cancellation.
+            #expect(try await eventually { engine.cancelled == 1 }, "the running job saw the cancellation")
             #expect(engine.finished == 0)
         }
-        #expect(start.duration(to: .now) < .seconds(4), "nobody waited for the 5 s job")
     }
 
     @Test func gracefulShutdownFinishesAnInFlightRequest() async throws {
-        let engine = FakeEngine(delay: 1.5)
+        let engine = FakeEngine(held: true)
         try await withServer(engine: engine) { (harness: Harness) in
             let client = harness.client, queue = harness.server.queue
             async let inFlight = client.send("/v1/analyze?requests=faces", body: try TestImages.png(), contentType: "image/png")
-            for _ in 0..<200 where queue.depth.running == 0 { try await Task.sleep(for: .milliseconds(5)) }
-            #expect(queue.depth.running == 1)
+            #expect(try await eventually { queue.depth.running == 1 })
             await harness.shutdown()
-            try await Task.sleep(for: .milliseconds(200))
-            // No new connection is accepted while the running request finishes.
-            await #expect(throws: (any Error).self) { _ = try await client.send("/healthz", method: "GET") }
+            // The listener closes: no new connection is accepted while the running request is held.
+            var refused = false
+            for _ in 0..<100 where !refused {
+                do {
+                    _ = try await client.send("/healthz", method: "GET")
+                    try await Task.sleep(for: .milliseconds(50))
+                } catch {
+                    refused = true
+                }
+            }
+            #expect(refused, "new connections are refused once the shutdown started")
+            #expect(queue.depth.running == 1 && engine.finished == 0)
+            engine.release()
             let answer = try await inFlight
             #expect(answer.status == 200 && answer.json["fake"] as? Bool == true)
         }

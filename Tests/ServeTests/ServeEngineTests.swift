@@ -19,18 +19,10 @@ struct ServeEngineTests {
     }
 
     /// `peoplevision analyze --json - …`'s record for `image`.
-    static func commandRecord(_ image: URL, requests: String) throws -> [String: Any] {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["analyze", "--requests", requests, "--json", "-", image.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw TestFailure("analyze exited \(process.terminationStatus)") }
-        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    static func commandRecord(_ image: URL, requests: String) async throws -> Data {
+        let run = try await runProgram(executable, ["analyze", "--requests", requests, "--json", "-", image.path])
+        guard run.status == 0 else { throw TestFailure("analyze exited \(run.status)") }
+        return run.output
     }
 
     static func rgba(_ data: Data) throws -> PixelBuffer { try ImageDecoder.decode(data: data, options: .init(keepsGrayscale: false)).pixels.converted(to: .rgba32) }
@@ -42,7 +34,7 @@ struct ServeEngineTests {
 
     @Test func analyzeAnswersTheCommandsJSON() async throws {
         let photo = try TestFiles.installed("astronaut.png")
-        let expected = try JSONSerialization.data(withJSONObject: try Self.commandRecord(photo, requests: "faces,bodies,hands"))
+        let expected = try await Self.commandRecord(photo, requests: "faces,bodies,hands")
         try await withServer(engine: PeopleVisionEngine()) { client, _ in
             let answer = try await client.form("/v1/analyze?requests=faces,bodies,hands", [("file", "astronaut.png", try Data(contentsOf: photo))])
             #expect(answer.status == 200 && answer.header("Content-Type") == "application/json")

@@ -16,18 +16,13 @@ struct ServePageTests {
         // Kept after the run, for a person to look at.
         let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("peoplevision-upload-page.png")
         try? FileManager.default.removeItem(at: screenshot)
-        let output = try await withServer(engine: PeopleVisionEngine()) { client, _ in
-            let process = Process()
-            process.executableURL = Self.repository.appendingPathComponent("scripts/page-check")
-            process.arguments = ["--url", client.url("/").absoluteString, "--photo", photo.path, "--screenshot", screenshot.path]
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return data
+        let (status, output) = try await withServer(engine: PeopleVisionEngine()) { client, _ in
+            try await runProgram(
+                Self.repository.appendingPathComponent("scripts/page-check"),
+                ["--url", client.url("/").absoluteString, "--photo", photo.path, "--screenshot", screenshot.path])
         }
         let report = (try JSONSerialization.jsonObject(with: output) as? [String: Any]) ?? [:]
+        #expect(status == 0)
         #expect(report["state"] as? String == "done", "\(String(decoding: output, as: UTF8.self))")
         #expect(report["status"] as? String == "Done.")
         // The astronaut photo has one person, face and body in view (the analyze tests find the same).

@@ -112,34 +112,70 @@ struct Client: Sendable {
     }
 }
 
-/// An engine that records what it was asked and answers a fixed JSON after `delay` seconds, checking for
-/// cancellation every 10 ms as a real engine does between models.
+/// An engine that records what it was asked and answers a fixed JSON, after `delay` seconds or, when `held`, once
+/// the test calls ``release()``; while it waits it checks for cancellation every 5 ms, as a real engine does between
+/// models. Holding makes the queueing tests independent of timing on a busy machine.
 final class FakeEngine: ServeEngine {
     let delay: Double
+    private let held: Atomic<Bool>
     private let log = Mutex<(operations: [EngineJob.Operation], cancelled: Int, finished: Int)>(([], 0, 0))
 
-    init(delay: Double = 0) { self.delay = delay }
+    init(delay: Double = 0, held: Bool = false) {
+        self.delay = delay
+        self.held = Atomic(held)
+    }
 
     var analysisNames: [String] { ["segmentation", "instances", "faces", "bodies", "bodies3d", "hands"] }
     var operations: [EngineJob.Operation] { log.withLock { $0.operations } }
     var cancelled: Int { log.withLock { $0.cancelled } }
     var finished: Int { log.withLock { $0.finished } }
 
+    /// Lets held jobs finish.
+    func release() { held.store(false, ordering: .releasing) }
+
     func warmUp() throws {}
 
     func run(_ job: EngineJob) throws -> EngineOutput {
         log.withLock { $0.operations.append(job.operation) }
         let end = Date().addingTimeInterval(delay)
-        while Date() < end {
+        while Date() < end || held.load(ordering: .acquiring) {
             if job.cancellation.isCancelled {
                 log.withLock { $0.cancelled += 1 }
                 try job.checkCancelled()
             }
-            Thread.sleep(forTimeInterval: 0.01)
+            Thread.sleep(forTimeInterval: 0.005)
         }
         log.withLock { $0.finished += 1 }
         return EngineOutput(body: Data("{\"fake\":true}".utf8), contentType: "application/json")
     }
+}
+
+/// Waits (polling, up to 20 s) until `condition` holds; false if it never did.
+func eventually(_ condition: () -> Bool) async throws -> Bool {
+    for _ in 0..<2000 {
+        if condition() { return true }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    return condition()
+}
+
+/// Runs a program to its end without blocking a thread of the concurrency pool (its output goes to a file).
+func runProgram(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: Data) {
+    let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("pv-serve-test-\(UUID().uuidString).out")
+    guard FileManager.default.createFile(atPath: outURL.path, contents: nil) else { throw TestFailure("cannot create \(outURL.path)") }
+    defer { try? FileManager.default.removeItem(at: outURL) }
+    let out = try FileHandle(forWritingTo: outURL)
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.standardOutput = out
+    process.standardError = FileHandle.nullDevice
+    let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+        process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+        do { try process.run() } catch { continuation.resume(throwing: error) }
+    }
+    try out.close()
+    return (status, try Data(contentsOf: outURL))
 }
 
 /// Small images made here: a grey PNG and JPEG, and "bombs" whose headers declare 10000×10000 pixels.
