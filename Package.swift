@@ -179,6 +179,7 @@ let package = Package(
             name: "ServeTests",
             dependencies: [
                 "peoplevision", .target(name: "PVServe", condition: serve), "PVTestSupport", "PVImaging",
+                .product(name: "Hummingbird", package: "hummingbird", condition: serve),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: serve),
                 .product(name: "Logging", package: "swift-log", condition: serve),
             ]),

@@ -1,6 +1,10 @@
 #if Serve
 import Foundation
+import Hummingbird
+import Logging
 @testable import PVServe
+import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// `GET /api/remove?url=`: off by default; when on, only public http(s) addresses, checked after name resolution.
@@ -54,6 +58,59 @@ struct URLFetchTests {
             [0x2001, 0, 0x4136, 0, 0, 0, 0, 1], [0x3FFF, 0, 0, 0, 0, 0, 0, 1],
         ]
         for a in refusedV6 { #expect(!AddressPolicy.isPublic(v6: v6(a)), "\(a)") }
+    }
+
+    /// The fetcher against a loopback origin: every hop is checked (a redirect to a refused address is refused, not
+    /// followed), bodies over the limit and too many redirects are refused. The first hop's check is relaxed here,
+    /// since the only origin a test may use is loopback itself.
+    @Test func redirectsAreCheckedAgainAndLimitsHold() async throws {
+        let router = Router()
+        router.get("/photo") { _, _ in Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(bytes: try TestImages.png()))) }
+        router.get("/big") { _, _ in Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(repeating: 7, count: 5000))) }
+        router.get("/hop/{n}") { request, context in
+            let n = try context.parameters.require("n", as: Int.self)
+            let next = n == 0 ? "/photo" : "/hop/\(n - 1)"
+            return Response(status: .found, headers: [.location: next])
+        }
+        router.get("/away") { _, _ in Response(status: .found, headers: [.location: "http://10.0.0.7/photo"]) }
+        var logger = Logger(label: "origin")
+        logger.logLevel = .error
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let origin = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) }, logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [origin], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            let base = "http://127.0.0.1:\(port)"
+            let checked = Mutex<[String]>([])
+            // Loopback is let through (the origin is on it); anything else goes through the real policy.
+            var fetcher = URLFetcher(maxBytes: 4096)
+            fetcher.check = { url in
+                checked.withLock { $0.append(url.absoluteString) }
+                if url.host != "127.0.0.1" { try AddressPolicy.check(url) }
+            }
+            let photo = try await fetcher.fetch(base + "/hop/2")
+            #expect(photo == (try TestImages.png()))
+            #expect(checked.withLock { $0 } == ["/hop/2", "/hop/1", "/hop/0", "/photo"].map { base + $0 }, "every hop checked")
+            await #expect(throws: ServeError.self) { _ = try await fetcher.fetch(base + "/hop/3") }
+            do {
+                _ = try await fetcher.fetch(base + "/away")
+                Issue.record("a redirect to a private address was followed")
+            } catch let error as ServeError {
+                #expect(error.code == "url_refused", "\(error)")
+            }
+            do {
+                _ = try await fetcher.fetch(base + "/big")
+                Issue.record("a body over the limit was accepted")
+            } catch let error as ServeError {
+                #expect(error.code == "body_too_large" && error.status == .contentTooLarge, "\(error)")
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
     }
 }
 #endif

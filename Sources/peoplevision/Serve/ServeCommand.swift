@@ -3,7 +3,7 @@ import ArgumentParser
 import Foundation
 import PVServe
 
-/// `peoplevision serve`: the HTTP service (Documentation/Serving.md and `GET /openapi.json` describe its API).
+/// `peoplevision serve`: the HTTP service (the README's "Serving" and `GET /openapi.json` describe its API).
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
