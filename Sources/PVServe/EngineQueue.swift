@@ -56,6 +56,19 @@ package final class EngineQueue: Sendable {
     /// Ends the engine threads once the jobs handed over are done (no new job is taken after this).
     package func shutdown() { handoff.close(nil) }
 
+    /// 503 `queue_full`, with `Retry-After: 1`.
+    private var full: ServeError {
+        ServeError(
+            .serviceUnavailable, "queue_full", "the server is busy (\(workers + capacity) requests queued or running); retry shortly",
+            retryAfter: 1)
+    }
+
+    /// Throws 503 when the queue is full now, so that a request can be refused before its body is read (a job is
+    /// admitted only by ``submit(_:deadline:)``, which checks again).
+    package func checkRoom() throws {
+        if state.withLock({ $0.waiting + $0.running >= workers + capacity }) { throw full }
+    }
+
     /// Runs `job` on an engine thread and returns its output.
     /// - Throws: ``ServeError`` 503 when the queue is full, ``ServeError/timedOut`` past `deadline`, or the engine's
     ///   error.
@@ -65,9 +78,7 @@ package final class EngineQueue: Sendable {
             s.waiting += 1
             return true
         }
-        guard admitted else {
-            throw ServeError(.serviceUnavailable, "queue_full", "the server is busy (\(workers + capacity) requests queued or running); retry shortly", retryAfter: 1)
-        }
+        guard admitted else { throw full }
         report()
         let entry = Entry(job: job)
         let timer = Task {

@@ -8,16 +8,16 @@ extension ServeServer {
     func addEngineRoutes(to router: Router<BasicRequestContext>) {
         router.post("/v1/analyze") { request, _ in
             let names = try analysisNames(Parameters(request)["requests"])
-            let upload = try await Upload.read(request, limits: limits)
-            return try await answer(upload.image, .analyze(requests: names))
+            let upload = try await Upload.read(request, limits: limits, queue: queue)
+            return try await answer(upload.image, .analyze(requests: names), name: upload.name)
         }
         router.post("/v1/segment") { request, _ in
-            let upload = try await Upload.read(request, limits: limits)
+            let upload = try await Upload.read(request, limits: limits, queue: queue)
             let p = Parameters(request, form: upload.form)
             return try await answer(upload.image, .segment(quality: try p.choice("quality", default: .accurate), format: try p.choice("format", default: .u8)))
         }
         router.post("/v1/greet") { request, _ in
-            let upload = try await Upload.read(request, limits: limits)
+            let upload = try await Upload.read(request, limits: limits, queue: queue)
             let p = Parameters(request, form: upload.form)
             let background: EngineJob.Background
             if let part = upload.form?.part("background"), part.filename != nil || part.data.count > 1024 {
@@ -35,11 +35,11 @@ extension ServeServer {
             return try await answer(upload.image, operation)
         }
         router.post("/v1/cutout") { request, _ in
-            let upload = try await Upload.read(request, limits: limits)
+            let upload = try await Upload.read(request, limits: limits, queue: queue)
             return try await answer(upload.image, .cutout(quality: try Parameters(request, form: upload.form).choice("quality", default: .accurate)))
         }
         router.post("/v1/instances") { request, _ in
-            let upload = try await Upload.read(request, limits: limits)
+            let upload = try await Upload.read(request, limits: limits, queue: queue)
             let p = Parameters(request, form: upload.form)
             let output: EngineJob.InstancesOutput
             switch p["output"]?.lowercased() ?? "labels" {
@@ -52,7 +52,7 @@ extension ServeServer {
             return try await answer(upload.image, .instances(output: output))
         }
         router.post("/api/remove") { request, _ in
-            let upload = try await Upload.read(request, limits: limits)
+            let upload = try await Upload.read(request, limits: limits, queue: queue)
             let p = Parameters(request, form: upload.form)
             return try await answer(upload.image, .remove(maskOnly: try p.flag("om"), background: try p["bgc"].map { try Parameters.color($0, name: "bgc") }))
         }

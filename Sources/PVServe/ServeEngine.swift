@@ -23,12 +23,15 @@ package struct EngineJob: Sendable {
     package let image: Data
     /// What to do with it.
     package let operation: Operation
-    /// Set when the request is given up (deadline passed or client gone).
+    /// The image's name in records (`image`): the uploaded file's name, or `upload`.
+    package let name: String
+    /// Set when the request is given up (deadline passed or its task cancelled).
     package let cancellation: Cancellation
 
-    package init(image: Data, operation: Operation, cancellation: Cancellation = Cancellation()) {
+    package init(image: Data, operation: Operation, name: String = "upload", cancellation: Cancellation = Cancellation()) {
         self.image = image
         self.operation = operation
+        self.name = name
         self.cancellation = cancellation
     }
 

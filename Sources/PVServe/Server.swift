@@ -80,11 +80,11 @@ package struct ServeServer: Sendable {
 
     var limits: Upload.Limits { Upload.Limits(maxBodyBytes: configuration.maxBodyBytes, maxPixels: configuration.maxPixels) }
 
-    /// Runs `operation` on `image` through the queue and answers with the engine's output.
-    func answer(_ image: Data, _ operation: EngineJob.Operation) async throws -> Response {
+    /// Runs `operation` on `image` (named `name` in records) through the queue and answers with the engine's output.
+    func answer(_ image: Data, _ operation: EngineJob.Operation, name: String? = nil) async throws -> Response {
         let output: EngineOutput
         do {
-            output = try await queue.submit(EngineJob(image: image, operation: operation), deadline: deadline)
+            output = try await queue.submit(EngineJob(image: image, operation: operation, name: name ?? "upload"), deadline: deadline)
         } catch let error as ServeError {
             throw error
         } catch let error as ImagingError {

@@ -10,14 +10,18 @@ struct Upload {
     let image: Data
     /// The multipart form it came in, if it came in one.
     let form: MultipartForm?
+    /// The `file` part's file name (its last path component), if it had one.
+    let name: String?
 
     /// The media types accepted as a raw image body (besides none at all).
     static let rawTypes = ["image/jpeg", "image/png", "image/heic", "image/heif", "image/webp", "application/octet-stream"]
 
     /// Reads the body: raw image bytes, or a multipart form whose `file` part is the image.
-    /// - Throws: ``ServeError`` 413 `body_too_large`, 415 `wrong_content_type`, 400 `empty_body`, `missing_file`,
+    /// - Throws: ``ServeError`` 503 `queue_full` (before reading), 413 `body_too_large`, 415 `wrong_content_type`, 400 `empty_body`, `missing_file`,
     ///   `bad_multipart`, and the image header's errors (``check(_:limits:)``).
-    static func read(_ request: Request, limits: Limits) async throws -> Upload {
+    static func read(_ request: Request, limits: Limits, queue: EngineQueue) async throws -> Upload {
+        // A full queue refuses at once: under overload no body is read only to be dropped.
+        try queue.checkRoom()
         let contentType = request.headers[.contentType] ?? ""
         let boundary = MultipartForm.boundary(contentType: contentType)
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
@@ -35,10 +39,10 @@ struct Upload {
             }
             guard !file.data.isEmpty else { throw ServeError(.badRequest, "empty_body", "the 'file' part is empty") }
             try check(file.data, limits: limits)
-            return Upload(image: file.data, form: form)
+            return Upload(image: file.data, form: form, name: file.filename.map { URL(fileURLWithPath: $0).lastPathComponent })
         }
         try check(body, limits: limits)
-        return Upload(image: body, form: nil)
+        return Upload(image: body, form: nil, name: nil)
     }
 
     /// The body, refused (413) as soon as it passes `maxBytes` (or announces more with `Content-Length`).

@@ -53,7 +53,7 @@ struct PeopleVisionEngine: ServeEngine {
             }
             let steps = AnalyzeCommand.Analysis.allCases.filter(analyses.contains).map { $0.makeStep(quality: .accurate) }
             let (record, _) = try AnalyzeCommand.record(
-                of: VNImageRequestHandler(data: job.image), named: "upload", steps: steps, jsonURL: nil, inlineMasks: true,
+                of: VNImageRequestHandler(data: job.image), named: job.name, steps: steps, jsonURL: nil, inlineMasks: true,
                 beforeEachStep: job.checkCancelled)
             return EngineOutput(body: try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys]), contentType: "application/json")
         case .segment(let quality, let format):
