@@ -21,7 +21,7 @@
 //   tools                          PVBench (benchmarks and the model commands, over the public API and the engine;
 //                                  imported by the CLI only), peoplevision (CLI: the public API, PVImaging for image
 //                                  and video files, PVThreads for the threads of `--jsonl` and `greet`, PVBench for
-//                                  `bench`, `models` and `inspect`; starts no threads of its own)
+//                                  `bench`, `models` and `inspect`, PVServe for `serve`; starts no threads of its own)
 //
 // Compile-time flag: PEOPLEVISION_INTERNAL_CHECKS turns on costly self-checks
 // (per-op shape checks, NaN scans) in the engine modules.

@@ -57,7 +57,12 @@ struct ServeEngineTests {
 
     @Test func picturesOfThePeople() async throws {
         let photo = try Data(contentsOf: TestFiles.installed("astronaut.png"))
-        try await withServer(engine: PeopleVisionEngine()) { client, _ in
+        try await withServer(engine: PeopleVisionEngine()) { client, server in
+            // Ready once the first engine thread has loaded the models.
+            #expect(try await eventually { server.queue.isReady })
+            let ready = try await client.send("/readyz", method: "GET")
+            #expect(ready.status == 200 && ready.json["status"] as? String == "ready")
+
             // segment: the documented sizes (fast 256×144; accurate: the image's).
             let fast = try await client.send("/v1/segment?quality=fast", body: photo, contentType: "image/png")
             #expect(fast.status == 200 && fast.header("Content-Type") == "image/png")
