@@ -1,6 +1,7 @@
 #if Serve
 import Foundation
 @testable import PVServe
+@testable import peoplevision
 import Testing
 
 /// The HTTP layer over a fake engine: routing, parameters, limits, error bodies, queueing, timeouts, shutdown.
@@ -33,6 +34,16 @@ struct ServeAPITests {
             #expect(String(decoding: page.body, as: UTF8.self).contains("<canvas"))
             let missing = try await client.send("/no/such/page", method: "GET")
             #expect(missing.status == 404 && missing.errorCode == "not_found")
+        }
+    }
+
+    @Test func serveOptions() throws {
+        let c = try ServeCommand.parse(["--port", "0", "--concurrency", "3", "--queue", "0", "--max-body-mb", "5", "--timeout", "2.5"])
+            .serveConfiguration
+        #expect(c.port == 0 && c.concurrency == 3 && c.queueDepth == 0 && c.maxBodyBytes == 5 << 20 && c.timeout == 2.5)
+        #expect(!c.allowURLFetch && c.host == "127.0.0.1", "loopback and no URL fetch unless asked")
+        for bad in [["--port", "70000"], ["--concurrency", "0"], ["--queue", "-1"], ["--max-body-mb", "0"], ["--timeout", "0"], ["--max-pixels", "0"]] {
+            #expect(throws: (any Error).self, "\(bad)") { _ = try ServeCommand.parse(bad) }
         }
     }
 

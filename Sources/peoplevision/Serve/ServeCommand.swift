@@ -2,6 +2,7 @@
 import ArgumentParser
 import Foundation
 import PVServe
+import Synchronization
 
 /// `peoplevision serve`: the HTTP service (the README's "Serving" and `GET /openapi.json` describe its API).
 struct ServeCommand: ParsableCommand {
@@ -48,9 +49,22 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let server = ServeServer(configuration: serveConfiguration, engine: PeopleVisionEngine())
-        try server.runBlocking { port in
-            FileHandle.standardError.write(Data("serve: listening on http://\(host):\(port)/\n".utf8))
+        let listening = ListeningFlag()
+        do {
+            try server.runBlocking { port in
+                listening.set()
+                FileHandle.standardError.write(Data("serve: listening on http://\(host):\(port)/\n".utf8))
+            }
+        } catch where !listening.isSet {
+            throw CommandFailure("cannot listen on \(host):\(port): \(error)")
         }
     }
+}
+
+/// Whether the server got as far as listening (a failure before that is a failure to bind).
+private final class ListeningFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }
 #endif
