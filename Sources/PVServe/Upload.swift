@@ -13,7 +13,7 @@ struct Upload {
     /// The `file` part's file name (its last path component), if it had one.
     let name: String?
 
-    /// The media types accepted as a raw image body (besides none at all).
+    /// The media types accepted as a raw image body, besides any `image/…` (the bytes decide the format) and none at all.
     static let rawTypes = ["image/jpeg", "image/png", "image/heic", "image/heif", "image/webp", "application/octet-stream"]
 
     /// Reads the body: raw image bytes, or a multipart form whose `file` part is the image.
@@ -25,7 +25,7 @@ struct Upload {
         let contentType = request.headers[.contentType] ?? ""
         let boundary = MultipartForm.boundary(contentType: contentType)
         let mediaType = contentType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        guard boundary != nil || mediaType.isEmpty || rawTypes.contains(mediaType) else {
+        guard boundary != nil || mediaType.isEmpty || mediaType.hasPrefix("image/") || rawTypes.contains(mediaType) else {
             throw ServeError(
                 .unsupportedMediaType, "wrong_content_type",
                 "send the image as the body (image/jpeg, image/png, image/heic, image/webp or application/octet-stream) or as the 'file' part of multipart/form-data, not \(mediaType)")

@@ -57,10 +57,12 @@ struct ServeAPITests {
             #expect(form.status == 200)
             let all = try await client.send("/v1/analyze", body: try TestImages.jpeg(), contentType: "application/octet-stream")
             #expect(all.status == 200)
+            // The bytes decide the format, whatever image type the client names.
+            #expect(try await client.send("/v1/analyze?requests=faces", body: png, contentType: "image/jpg").status == 200)
         }
         #expect(engine.operations == [
             .analyze(requests: ["faces", "bodies"]), .analyze(requests: ["hands"]),
-            .analyze(requests: ["segmentation", "instances", "faces", "bodies", "bodies3d", "hands"]),
+            .analyze(requests: ["segmentation", "instances", "faces", "bodies", "bodies3d", "hands"]), .analyze(requests: ["faces"]),
         ])
     }
 
@@ -74,6 +76,7 @@ struct ServeAPITests {
                 ("/v1/analyze", Data(png.prefix(40)), "image/png", 400, "truncated_image"),
                 ("/v1/analyze", Data("just some text".utf8), "application/octet-stream", 415, "not_an_image"),
                 ("/v1/analyze", png, "application/json", 415, "wrong_content_type"),
+                ("/v1/analyze", Data("GIF89a\u{1}\u{0}\u{1}\u{0}".utf8), "image/gif", 415, "not_an_image"),
                 ("/v1/analyze", try TestImages.pngBomb(), "image/png", 413, "too_many_pixels"),
                 ("/v1/segment", try TestImages.jpegBomb(), "image/jpeg", 413, "too_many_pixels"),
                 ("/v1/cutout", Data(count: 65 << 10), "image/png", 413, "body_too_large"),
