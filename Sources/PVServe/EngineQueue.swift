@@ -8,8 +8,8 @@ import Synchronization
 /// `capacity` jobs waiting for them. A job beyond that is refused at once (the service answers 503 with
 /// `Retry-After`), so memory and latency stay bounded however many connections arrive.
 ///
-/// A job given up while it waits (deadline, client gone) is dropped without running; one given up while it runs is
-/// told through its ``Cancellation`` and stops at the engine's next model boundary.
+/// A job given up while it waits (deadline, its task cancelled) is dropped without running; one given up while it runs
+/// has its cancellation flag raised and stops before the engine's next model run.
 package final class EngineQueue: Sendable {
     /// The engine threads.
     package let workers: Int
@@ -102,9 +102,9 @@ package final class EngineQueue: Sendable {
             s.running += 1
         }
         report()
-        if !entry.job.cancellation.isCancelled {
+        if !entry.job.cancellation.isRaised {
             let start = ContinuousClock.now
-            let result = Result { try engine.run(entry.job) }
+            let result = Result { try Cancellation.run(under: entry.job.cancellation) { try engine.run(entry.job) } }
             let elapsed = start.duration(to: .now)
             observer(.engineTime(seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18,
                                  operation: entry.job.operation.name))
@@ -136,7 +136,7 @@ package final class EngineQueue: Sendable {
         }
 
         func finish(_ result: Result<EngineOutput, Error>) {
-            if case .failure = result { job.cancellation.cancel() }
+            if case .failure = result { job.cancellation.raise() }
             let continuation = waiter.withLock { w -> CheckedContinuation<EngineOutput, Error>? in
                 guard w.result == nil else { return nil }
                 w.result = result

@@ -1,13 +1,14 @@
 #if Serve
 import Foundation
-import Synchronization
+import PVThreads
 
 /// What the HTTP service asks of the engine. The service itself knows HTTP, limits, queues and metrics; an engine
 /// turns one decoded-to-be image into the bytes of a response. `peoplevision` implements it over the same code its
 /// commands use, so `POST /v1/analyze` answers with exactly the JSON `peoplevision analyze` writes.
 ///
-/// Every call runs on one of the service's engine threads (started by PVThreads), one job per thread; the engine may
-/// block. Between models it should call ``EngineJob/checkCancelled()`` so that a request past its deadline stops early.
+/// Every call runs on one of the service's engine threads (started by PVThreads), one job per thread, under the job's
+/// cancellation flag; the engine may block. The engine's own model runs check that flag; between steps of its own an
+/// engine calls ``EngineJob/checkCancelled()``, so that a request past its deadline stops early.
 package protocol ServeEngine: Sendable {
     /// The names `POST /v1/analyze?requests=` accepts, in the order they run.
     var analysisNames: [String] { get }
@@ -25,10 +26,11 @@ package struct EngineJob: Sendable {
     package let operation: Operation
     /// The image's name in records (`image`): the uploaded file's name, or `upload`.
     package let name: String
-    /// Set when the request is given up (deadline passed or its task cancelled).
-    package let cancellation: Cancellation
+    /// Raised when the request is given up (deadline passed or its task cancelled). The job runs under it
+    /// (PVThreads' `Cancellation`), so the engine itself stops before its next model run.
+    package let cancellation: CancellationFlag
 
-    package init(image: Data, operation: Operation, name: String = "upload", cancellation: Cancellation = Cancellation()) {
+    package init(image: Data, operation: Operation, name: String = "upload", cancellation: CancellationFlag = CancellationFlag()) {
         self.image = image
         self.operation = operation
         self.name = name
@@ -37,7 +39,7 @@ package struct EngineJob: Sendable {
 
     /// Throws ``ServeError/timedOut`` once the request was given up: engines call it between models.
     package func checkCancelled() throws {
-        if cancellation.isCancelled { throw ServeError.timedOut }
+        if cancellation.isRaised { throw ServeError.timedOut }
     }
 
     /// The operations of the HTTP API (see `openapi.json`).
@@ -85,14 +87,6 @@ package struct EngineJob: Sendable {
             (self.red, self.green, self.blue, self.alpha) = (red, green, blue, alpha)
         }
     }
-}
-
-/// A flag the service sets when it gives a job up; the engine reads it between models.
-package final class Cancellation: Sendable {
-    private let flag = Atomic<Bool>(false)
-    package init() {}
-    package var isCancelled: Bool { flag.load(ordering: .acquiring) }
-    package func cancel() { flag.store(true, ordering: .releasing) }
 }
 
 /// A response body and its media type.

@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import Logging
 import PVImaging
+import PVThreads
 @testable import PVServe
 import ServiceLifecycle
 import Synchronization
@@ -113,8 +114,8 @@ struct Client: Sendable {
 }
 
 /// An engine that records what it was asked and answers a fixed JSON, after `delay` seconds or, when `held`, once
-/// the test calls ``release()``; while it waits it checks for cancellation every 5 ms, as a real engine does between
-/// models. Holding makes the queueing tests independent of timing on a busy machine.
+/// the test calls ``release()``; while it waits it checks the thread's cancellation flag every 5 ms, as the real
+/// engine does before each model run. Holding makes the queueing tests independent of timing on a busy machine.
 final class FakeEngine: ServeEngine {
     let delay: Double
     private let held: Atomic<Bool>
@@ -139,7 +140,8 @@ final class FakeEngine: ServeEngine {
         log.withLock { $0.operations.append(job.operation) }
         let end = Date().addingTimeInterval(delay)
         while Date() < end || held.load(ordering: .acquiring) {
-            if job.cancellation.isCancelled {
+            // The thread's flag, as the engine's model runs read it: the job runs under its cancellation.
+            if Cancellation.isRequested {
                 log.withLock { $0.cancelled += 1 }
                 try job.checkCancelled()
             }

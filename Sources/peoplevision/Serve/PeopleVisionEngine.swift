@@ -8,8 +8,9 @@ import PVServe
 /// ``SegmentCommand/mask(_:quality:format:)``, ``Greeting/composite(info:backdrop:quality:loadPhoto:)``, the instance
 /// records) run on uploaded bytes, so each endpoint answers what the matching command writes.
 ///
-/// Cancellation: a job given up stops before its next model: between the analyses of `/v1/analyze`, and between the
-/// mask and the picture of the other operations. A model already running finishes first.
+/// Cancellation: the service runs each job under its cancellation flag, which the engine checks before each model run
+/// (PVThreads' `Cancellation`); a job given up stops there, and also between the analyses of `/v1/analyze` and before
+/// encoding the picture of the other operations. A model run already under way finishes first.
 struct PeopleVisionEngine: ServeEngine {
     var analysisNames: [String] { AnalyzeCommand.Analysis.allCases.map(\.rawValue) }
 
