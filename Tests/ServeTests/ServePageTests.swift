@@ -19,7 +19,7 @@ struct ServePageTests {
         let (status, output) = try await withServer(engine: PeopleVisionEngine()) { client, _ in
             try await runProgram(
                 Self.repository.appendingPathComponent("scripts/page-check"),
-                ["--url", client.url("/").absoluteString, "--photo", photo.path, "--screenshot", screenshot.path])
+                ["--url", client.url("/").absoluteString, "--photo", photo.path, "--screenshot", screenshot.path], withErrors: true)
         }
         let report = (try JSONSerialization.jsonObject(with: output) as? [String: Any]) ?? [:]
         #expect(status == 0)

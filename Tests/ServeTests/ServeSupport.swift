@@ -161,8 +161,9 @@ func eventually(_ condition: () -> Bool) async throws -> Bool {
     return condition()
 }
 
-/// Runs a program to its end without blocking a thread of the concurrency pool (its output goes to a file).
-func runProgram(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: Data) {
+/// Runs a program to its end without blocking a thread of the concurrency pool (its output goes to a file; its error
+/// output too when `withErrors`, so that a failure's message reaches the test's report).
+func runProgram(_ executable: URL, _ arguments: [String], withErrors: Bool = false) async throws -> (status: Int32, output: Data) {
     let outURL = FileManager.default.temporaryDirectory.appendingPathComponent("pv-serve-test-\(UUID().uuidString).out")
     guard FileManager.default.createFile(atPath: outURL.path, contents: nil) else { throw TestFailure("cannot create \(outURL.path)") }
     defer { try? FileManager.default.removeItem(at: outURL) }
@@ -171,7 +172,7 @@ func runProgram(_ executable: URL, _ arguments: [String]) async throws -> (statu
     process.executableURL = executable
     process.arguments = arguments
     process.standardOutput = out
-    process.standardError = FileHandle.nullDevice
+    process.standardError = withErrors ? out : FileHandle.nullDevice
     let status: Int32 = try await withCheckedThrowingContinuation { continuation in
         process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
         do { try process.run() } catch { continuation.resume(throwing: error) }
