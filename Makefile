@@ -2,7 +2,8 @@
 #   make demo   installs what is missing, builds, and runs the main job on a default sample
 #   make test   installs what is missing, builds, and runs every test
 SWIFT ?= swift
-SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
+# The trait Serve builds `peoplevision serve` (Documentation/Architecture.md, "The HTTP service").
+SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors --traits Serve
 MODELS ?= $(if $(PEOPLEVISION_MODELS),$(PEOPLEVISION_MODELS),$(HOME)/.cache/peoplevision/models)
 
 .PHONY: demo test build release bootstrap bench-inference eval robustness goldens clean check-self-tests check fuzz-smoke coverage

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 //
 // PeopleVision: Apple's Vision people requests, rebuilt in Swift for Linux.
 //
@@ -16,10 +16,12 @@
 //                                  (Vision, CoreImage, CoreVideo, CoreMedia, AVFoundation, CoreML, simd, ImageIO,
 //                                  CoreGraphics: thin re-exports, so Apple code keeps its imports; CoreImageSubmodules
 //                                  declares the clang submodule CoreImage.CIFilterBuiltins)
+//   service                        PVServe (the HTTP service of `peoplevision serve`: Hummingbird and its packages; built
+//                                  with the package trait `Serve` only, so that users of the library fetch none of them)
 //   tools                          PVBench (benchmarks and the model commands, over the public API and the engine;
 //                                  imported by the CLI only), peoplevision (CLI: the public API, PVImaging for image
 //                                  and video files, PVThreads for the threads of `--jsonl` and `greet`, PVBench for
-//                                  `bench`, `models` and `inspect`; starts no threads of its own)
+//                                  `bench`, `models` and `inspect`, PVServe for `serve`; starts no threads of its own)
 //
 // Compile-time flag: PEOPLEVISION_INTERNAL_CHECKS turns on costly self-checks
 // (per-op shape checks, NaN scans) in the engine modules.
@@ -28,6 +30,9 @@ import PackageDescription
 let engine: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
+
+/// Dependencies of the HTTP service only (the trait `Serve`).
+let serve: TargetDependencyCondition? = .when(traits: ["Serve"])
 
 /// Apple's framework names, each a module that re-exports `PeopleVision` (Sources/AppleModules/<name>).
 let appleModules = ["Vision", "CoreImage", "CoreVideo", "CoreMedia", "AVFoundation", "CoreML", "simd", "ImageIO", "CoreGraphics"]
@@ -42,10 +47,25 @@ let package = Package(
         .library(name: "TestingOverlays", targets: ["_Testing_CoreImage", "_Testing_CoreGraphics"]),
         .executable(name: "peoplevision", targets: ["peoplevision"]),
     ],
+    traits: [
+        .trait(
+            name: "Serve",
+            description: "Build `peoplevision serve` (target PVServe) and its packages: Hummingbird, swift-log, swift-metrics, swift-prometheus, swift-service-lifecycle, SwiftNIO."),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // `swift package generate-documentation --target PeopleVision` (Sources/PeopleVision/PeopleVision.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The HTTP service (`peoplevision serve`, target PVServe), used only when the trait Serve is enabled (`make`
+        // enables it): a package that uses the PeopleVision product neither fetches nor builds these
+        // (Documentation/Architecture.md, "The HTTP service").
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // C libraries, all from Debian packages installed by scripts/bootstrap.
@@ -103,10 +123,26 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: engine),
+        .target(
+            name: "PVServe",
+            dependencies: [
+                "PVThreads", "PVImaging",
+                .product(name: "Hummingbird", package: "hummingbird", condition: serve),
+                .product(name: "Logging", package: "swift-log", condition: serve),
+                .product(name: "Metrics", package: "swift-metrics", condition: serve),
+                .product(name: "Prometheus", package: "swift-prometheus", condition: serve),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: serve),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle", condition: serve),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: serve),
+                .product(name: "NIOCore", package: "swift-nio", condition: serve),
+                .product(name: "NIOPosix", package: "swift-nio", condition: serve),
+            ],
+            resources: [.copy("Resources")],
+            swiftSettings: engine),
         .executableTarget(
             name: "peoplevision",
             dependencies: [
-                "PeopleVision", "PVImaging", "PVThreads", "PVBench", "CAllocatorTuning",
+                "PeopleVision", "PVImaging", "PVThreads", "PVBench", .target(name: "PVServe", condition: serve), "CAllocatorTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: engine),
@@ -139,6 +175,14 @@ let package = Package(
         .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
         .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads"]),
+        .testTarget(
+            name: "ServeTests",
+            dependencies: [
+                "peoplevision", .target(name: "PVServe", condition: serve), "PVTestSupport", "PVImaging",
+                .product(name: "Hummingbird", package: "hummingbird", condition: serve),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: serve),
+                .product(name: "Logging", package: "swift-log", condition: serve),
+            ]),
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "PVPerception", "CAllocatorTuning"]),
         .testTarget(
             name: "PeopleVisionTests",

@@ -56,9 +56,9 @@ struct AnalyzeCommand: ParsableCommand {
         }
 
         /// A fresh step for one image.
-        func makeStep(command: AnalyzeCommand) -> any AnalyzeStep {
+        func makeStep(quality: QualityOption) -> any AnalyzeStep {
             switch self {
-            case .segmentation: SegmentationStep(quality: command.quality)
+            case .segmentation: SegmentationStep(quality: quality)
             case .instances: InstancesStep()
             case .faces: FacesStep()
             case .bodies: BodiesStep()
@@ -159,16 +159,9 @@ struct AnalyzeCommand: ParsableCommand {
 
     /// Runs the analyses on one image and returns its prediction record.
     func analyze(_ url: URL, _ selected: [Analysis], out: URL?) throws -> [String: Any] {
-        let start = DispatchTime.now().uptimeNanoseconds
         let handler = ignoreOrientation ? VNImageRequestHandler(url: url, orientation: .up) : VNImageRequestHandler(url: url)
-        let steps = Analysis.allCases.filter(selected.contains).map { $0.makeStep(command: self) }
-        for step in steps { try step.perform(on: handler) }
-        let size = try handler.imageSize()
-        let context = AnalyzeContext(imageWidth: size.width, imageHeight: size.height, jsonURL: out)
-        var record: [String: Any] = ["image": url.lastPathComponent, "width": size.width, "height": size.height]
-        for step in steps { try step.write(into: &record, context: context) }
-        record["elapsed_ms"] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-
+        let steps = Analysis.allCases.filter(selected.contains).map { $0.makeStep(quality: quality) }
+        let (record, context) = try Self.record(of: handler, named: url.lastPathComponent, steps: steps, jsonURL: out)
         if let overlay {
             var canvas = try Canvas(try handler.uprightImage())
             for step in steps { try step.draw(on: &canvas, context: context) }
@@ -177,5 +170,30 @@ struct AnalyzeCommand: ParsableCommand {
             try ImageEncoder.write(canvas.picture, to: dir.appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".png"), as: .png)
         }
         return record
+    }
+
+    /// The prediction record of the image `handler` reads: `steps` performed in order, then written. The one record
+    /// writer of `analyze`, `analyze --jsonl` and the HTTP service's `/v1/analyze`.
+    ///
+    /// - Parameters:
+    ///   - name: The record's `image`.
+    ///   - jsonURL: Where the record goes, if to a file (mask PNGs go beside it); with none, masks are inlined as
+    ///     `data:` URLs when `inlineMasks`, else named by a placeholder.
+    ///   - beforeEachStep: Runs before each step (the service's cancellation check between models).
+    static func record(
+        of handler: VNImageRequestHandler, named name: String, steps: [any AnalyzeStep], jsonURL: URL?, inlineMasks: Bool = false,
+        beforeEachStep: () throws -> Void = {}
+    ) throws -> (record: [String: Any], context: AnalyzeContext) {
+        let start = DispatchTime.now().uptimeNanoseconds
+        for step in steps {
+            try beforeEachStep()
+            try step.perform(on: handler)
+        }
+        let size = try handler.imageSize()
+        let context = AnalyzeContext(imageWidth: size.width, imageHeight: size.height, jsonURL: jsonURL, inlineMasks: inlineMasks)
+        var record: [String: Any] = ["image": name, "width": size.width, "height": size.height]
+        for step in steps { try step.write(into: &record, context: context) }
+        record["elapsed_ms"] = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        return (record, context)
     }
 }

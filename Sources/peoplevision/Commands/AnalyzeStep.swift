@@ -10,6 +10,22 @@ struct AnalyzeContext {
     let imageHeight: Int
     /// Where the image's JSON record goes, if it goes to a file; side files (mask PNGs) go beside it.
     let jsonURL: URL?
+    /// Without `jsonURL`: whether masks go into the record as `data:image/png;base64,…` URLs (the HTTP service) or
+    /// are only named by a placeholder (`analyze` printing to standard output).
+    var inlineMasks = false
+
+    /// The record's value for a mask: the PNG's file name beside the JSON (written there), its `data:` URL, or a
+    /// placeholder naming what is missing.
+    func maskValue(_ mask: PixelBuffer, suffix: String, placeholder: String) throws -> String {
+        guard let out = jsonURL else {
+            guard inlineMasks else { return placeholder }
+            return "data:image/png;base64," + (try ImageEncoder.encode(mask, as: .png)).base64EncodedString()
+        }
+        try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let name = out.deletingPathExtension().lastPathComponent + suffix
+        try ImageEncoder.write(mask, to: out.deletingLastPathComponent().appendingPathComponent(name), as: .png)
+        return name
+    }
 }
 
 /// One analysis of `peoplevision analyze`: the Vision requests it runs, the keys it adds to the
@@ -38,14 +54,8 @@ final class SegmentationStep: AnalyzeStep {
 
     func write(into record: inout [String: Any], context: AnalyzeContext) throws {
         guard let mask = request.results?.first?.pixelBuffer else { return }
-        guard let out = context.jsonURL else {
-            record["segmentation"] = "(mask not written without --json DIR)"
-            return
-        }
-        try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let name = out.deletingPathExtension().lastPathComponent + ".seg.png"
-        try ImageEncoder.write(mask.pixelBuffer, to: out.deletingLastPathComponent().appendingPathComponent(name), as: .png)
-        record["segmentation"] = name
+        record["segmentation"] = try context.maskValue(
+            mask.pixelBuffer, suffix: ".seg.png", placeholder: "(mask not written without --json DIR)")
     }
 
     func draw(on canvas: inout Canvas, context: AnalyzeContext) throws {

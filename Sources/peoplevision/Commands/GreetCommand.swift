@@ -80,30 +80,49 @@ enum PeopleVisionCLI {
 enum Greeting {
     enum Backdrop {
         case image(URL)
+        /// An image file's bytes (an upload).
+        case encoded(Data)
         case color(CIColor)
         case blur
         /// A colour from the head pose of the largest face (``FacePoseColor``).
         case pose
+
+        /// Whether the backdrop is a picture of its own (it needs the photo's size only, not its pixels).
+        var isPicture: Bool {
+            switch self {
+            case .image, .encoded: true
+            case .color, .blur, .pose: false
+            }
+        }
     }
 
     /// Writes the greeting of `photo` to `output` (format from the extension) and returns its size.
     @discardableResult
     static func make(photo path: URL, backdrop: Backdrop, quality: QualityOption, output: URL) throws -> (width: Int, height: Int) {
+        let composite = try composite(info: try? ImageDecoder.info(contentsOf: path), backdrop: backdrop, quality: quality) {
+            try loadImage(path.path).image
+        }
+        try write(composite, to: output)
+        return (Int(composite.extent.width), Int(composite.extent.height))
+    }
+
+    /// The greeting of the photo `loadPhoto` decodes, whose header `info` describes (nil: unknown), over its extent.
+    /// Shared by `greet` and the HTTP service's `/v1/greet`.
+    static func composite(info: ImageInfo?, backdrop: Backdrop, quality: QualityOption, loadPhoto: () throws -> CIImage) throws -> CIImage {
         // The backdrop is prepared on another thread and rendered there to 8-bit pixels, so the final blend
         // reads plain pixels instead of resampling. A backdrop image needs only the photo's size, which the
         // file's header gives: it starts while the photo decodes, unless that decode keeps every core busy (a
         // JPEG decoded in bands). Otherwise it starts, as blur and pose (which need the photo's pixels) do, with
         // the segmentation, whose two model branches leave a core idle part of the time.
-        let info = try? ImageDecoder.info(contentsOf: path)
         var early: BackdropTask?
-        if case .image = backdrop, let info, !info.decodesInBands {
+        if backdrop.isPicture, let info, !info.decodesInBands {
             let size = info.orientedSize
             early = BackdropTask(backdrop, extent: CGRect(x: 0, y: 0, width: size.width, height: size.height), photo: nil)
         }
         let request = VNGeneratePersonSegmentationRequest()
         request.qualityLevel = quality.level
         request.outputPixelFormat = kCVPixelFormatType_OneComponent8
-        let photo = try loadImage(path.path).image
+        let photo = try loadPhoto()
         // The header's size is the decoded extent except for files the decoder turns (HEIC): then start over.
         let prepared = early.flatMap { $0.extent == photo.extent ? $0 : nil }
             ?? BackdropTask(backdrop, extent: photo.extent, photo: photo)
@@ -122,8 +141,7 @@ enum Greeting {
         blend.backgroundImage = background
         blend.maskImage = scaledMask
         guard let composite = blend.outputImage else { throw CommandFailure("the blend produced no image") }
-        try write(composite.cropped(to: photo.extent), to: output)
-        return (Int(photo.extent.width), Int(photo.extent.height))
+        return composite.cropped(to: photo.extent)
     }
 }
 
@@ -138,10 +156,15 @@ extension Greeting {
                 .cropped(to: extent)
         case .color(let color):
             return CIImage(color: color).cropped(to: extent)
-        case .image(let file):
+        case .image, .encoded:
             // Stretched by the imaging layer's bilinear resize (edges clamped), several times cheaper than a Core Image
             // render of the transform (which also fades the border into the clear outside). Opaque, so premultiplied.
-            let scene = try loadImage(file.path).image
+            let scene: CIImage
+            switch backdrop {
+            case .image(let file): scene = try loadImage(file.path).image
+            case .encoded(let data): scene = try decodedImage(data)
+            default: throw CommandFailure("not a picture backdrop")
+            }
             let pixels = try CIContext().renderPixels(scene, format: .rgba32)
                 .resized(width: Int(extent.width), height: Int(extent.height), method: .bilinear)
             return CIImage(pixels: pixels, premultiplied: true)
@@ -164,7 +187,7 @@ extension Greeting {
                 result = Result {
                     let image = try Greeting.background(inputs.backdrop, extent: extent, photo: inputs.photo)
                     switch inputs.backdrop {
-                    case .color, .image: return image  // a constant, or pixels already
+                    case .color, .image, .encoded: return image  // a constant, or pixels already
                     case .blur, .pose: break
                     }
                     // Premultiplied, as the renderer works: no unpremultiply pass (the image is opaque anyway).

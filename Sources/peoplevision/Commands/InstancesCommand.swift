@@ -111,14 +111,7 @@ final class InstancesStep: AnalyzeStep {
 
     func write(into record: inout [String: Any], context: AnalyzeContext) throws {
         guard let labels else { return }
-        guard let out = context.jsonURL else {
-            record["instances"] = "(label map not written without --json DIR)"
-            return
-        }
-        try FileManager.default.createDirectory(at: out.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let name = out.deletingPathExtension().lastPathComponent + ".inst.png"
-        try ImageEncoder.write(labels, to: out.deletingLastPathComponent().appendingPathComponent(name), as: .png)
-        record["instances"] = name
+        record["instances"] = try context.maskValue(labels, suffix: ".inst.png", placeholder: "(label map not written without --json DIR)")
     }
 
     func draw(on canvas: inout Canvas, context: AnalyzeContext) throws {

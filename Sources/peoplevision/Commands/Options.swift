@@ -52,6 +52,13 @@ func loadImage(_ path: String) throws -> (url: URL, image: CIImage) {
     return (url, image)
 }
 
+/// An image file's bytes as a CIImage; when Core Image cannot read them, the decoder's `ImagingError` says why.
+func decodedImage(_ data: Data) throws -> CIImage {
+    if let image = CIImage(data: data) { return image }
+    _ = try ImageDecoder.decode(data: data)
+    throw CommandFailure("the image is not one PeopleVision can decode (JPEG, PNG, HEIC, WebP)")
+}
+
 /// Writes a rendered image in the format the extension names (atomically: no partial file on failure).
 func write(_ image: CIImage, to url: URL, context: CIContext = CIContext()) throws {
     let srgb = CGColorSpace(name: CGColorSpace.sRGB)!

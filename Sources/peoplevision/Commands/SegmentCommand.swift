@@ -26,7 +26,13 @@ struct SegmentCommand: ParsableCommand {
     }
 
     func run() throws {
-        let url = URL(fileURLWithPath: image)
+        let mask = try Self.mask(VNImageRequestHandler(url: URL(fileURLWithPath: image)), quality: quality, format: format)
+        try writeMaskPNG(mask, to: URL(fileURLWithPath: output))
+        print("\(output): \(CVPixelBufferGetWidth(mask))×\(CVPixelBufferGetHeight(mask)) mask, \(format.rawValue)")
+    }
+
+    /// The person mask of the image `handler` reads (shared with the HTTP service's `/v1/segment`).
+    static func mask(_ handler: VNImageRequestHandler, quality: QualityOption, format: MaskFormat) throws -> CVPixelBuffer {
         let request = VNGeneratePersonSegmentationRequest()
         request.qualityLevel = quality.level
         switch format {
@@ -34,9 +40,8 @@ struct SegmentCommand: ParsableCommand {
         case .f16: request.outputPixelFormat = kCVPixelFormatType_OneComponent16Half
         case .f32: request.outputPixelFormat = kCVPixelFormatType_OneComponent32Float
         }
-        try VNImageRequestHandler(url: url).perform([request])
+        try handler.perform([request])
         guard let mask = request.results?.first?.pixelBuffer else { throw CommandFailure("no mask was produced") }
-        try writeMaskPNG(mask, to: URL(fileURLWithPath: output))
-        print("\(output): \(CVPixelBufferGetWidth(mask))×\(CVPixelBufferGetHeight(mask)) mask, \(format.rawValue)")
+        return mask
     }
 }

@@ -28,7 +28,7 @@ enum VideoGreeting {
         // A picture or a colour is the same for every frame: prepared once, as 8-bit pixels.
         let fixed: CIImage?
         switch backdrop {
-        case .image, .color: fixed = try Greeting.background(backdrop, extent: extent, photo: nil)
+        case .image, .encoded, .color: fixed = try Greeting.background(backdrop, extent: extent, photo: nil)
         case .blur, .pose: fixed = nil
         }
         let request = VNGeneratePersonSegmentationRequest()
