@@ -199,6 +199,8 @@ struct ImageFileInfo: Sendable {
     var properties: Properties?
     /// The file the image was read from.
     var url: URL?
+    /// The depth data the image was made from or read with (``CIImage/depthData``).
+    var depthData: AVDepthData?
 
     init(properties: [String: Any]? = nil) {
         self.properties = properties.map(Properties.init)
