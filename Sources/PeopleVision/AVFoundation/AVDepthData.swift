@@ -56,6 +56,21 @@ public final class AVDepthData: @unchecked Sendable {
         cameraCalibrationData = calibration
     }
 
+    /// Depth data from a map and its description (a PeopleVision addition: AVFoundation makes depth data only from
+    /// captures and dictionaries), for maps from other sensors or made up for tests.
+    /// - Throws: ``AVError`` `.decodeFailed` when the buffer's format is not a depth or disparity format.
+    public convenience init(
+        depthDataMap: CVPixelBuffer, depthDataAccuracy: Accuracy = .absolute, depthDataQuality: Quality = .high,
+        isDepthDataFiltered: Bool = false, cameraCalibrationData: AVCameraCalibrationData? = nil
+    ) throws {
+        guard Self.types.contains(depthDataMap.pixelFormatType) else {
+            throw AVError.decode("pixel format \(depthDataMap.pixelFormatType) is not a depth or disparity format")
+        }
+        self.init(
+            map: depthDataMap, quality: depthDataQuality, accuracy: depthDataAccuracy, filtered: isDepthDataFiltered,
+            calibration: cameraCalibrationData)
+    }
+
     /// The map's format: depth or disparity, 16- or 32-bit.
     public var depthDataType: OSType { depthDataMap.pixelFormatType }
 
