@@ -67,8 +67,15 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
         let analysis = try image.analysis(of: regionOfInterest)
         let region = analysis.image
         let origin = image.pixelRect(for: regionOfInterest)
-        var intrinsics = try Self.intrinsics(
-            image.options[.cameraIntrinsics], width: image.image.width, height: image.image.height, focalLength35mm: image.focalLength35mm)
+        let depth = image.sceneDepth()
+        var intrinsics: CameraIntrinsics
+        if image.options[.cameraIntrinsics] == nil, let calibrated = depth?.intrinsics(width: image.image.width, height: image.image.height) {
+            intrinsics = calibrated
+        } else {
+            intrinsics = try Self.intrinsics(
+                image.options[.cameraIntrinsics], width: image.image.width, height: image.image.height,
+                focalLength35mm: image.focalLength35mm)
+        }
         intrinsics.cx -= Double(origin.x)
         intrinsics.cy -= Double(origin.y)
         var people = try analysis.people(multiScale: false)
@@ -76,12 +83,21 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
         if let (sequence, time) = image.sequence { people = sequence.smoothed(people, for: self, timestamp: time) }
         let prominence = people.map { Self.prominence($0, width: region.width, height: region.height) }
         guard let best = prominence.indices.max(by: { prominence[$0] < prominence[$1] }), prominence[best] > 0,
-            let skeleton = BodyPose3D(person: people[best], intrinsics: intrinsics)
+            var skeleton = BodyPose3D(person: people[best], intrinsics: intrinsics)
         else { return [] }
+        var estimation = VNHumanBodyPose3DObservation.HeightEstimation.reference
+        if let depth,
+            let measured = skeleton.measured(
+                person: people[best], depth: depth.map, origin: (Double(origin.x), Double(origin.y)),
+                imageWidth: image.image.width, imageHeight: image.image.height)
+        {
+            skeleton = measured
+            estimation = .measured
+        }
         return [
             VNHumanBodyPose3DObservation(
                 skeleton: skeleton, region: (Double(region.width), Double(region.height)),
-                confidence: Float(min(1, max(0, people[best].presence))), requestRevision: revision)
+                confidence: Float(min(1, max(0, people[best].presence))), heightEstimation: estimation, requestRevision: revision)
         ]
     }
 
