@@ -131,4 +131,53 @@ import Testing
         let plain = try #require(try await ImageRequestHandler(photo).perform(DetectHumanBodyPose3DRequest()).first)
         #expect(plain.heightEstimationTechnique == .reference)
     }
+
+    /// A depth map in metres, `(x, y) → value` over `width × height`, upright, then stored as `stored` says.
+    static func storedDepth(
+        width: Int, height: Int, stored: Orientation, calibration: AVCameraCalibrationData, _ value: (Int, Int) -> Float
+    ) throws -> AVDepthData {
+        var map = try PixelBuffer(width: width, height: height, format: .oneComponent32Float)
+        let row = map.bytesPerRow()
+        map.withUnsafeMutableBytes { bytes in
+            for y in 0..<height { for x in 0..<width { bytes.storeBytes(of: value(x, y), toByteOffset: y * row + 4 * x, as: Float.self) } }
+        }
+        let turned = try map.applying(stored.inverse)
+        return try AVDepthData(
+            depthDataMap: CVPixelBuffer(turned, formatType: kCVPixelFormatType_DepthFloat32), cameraCalibrationData: calibration)
+    }
+
+    /// A frame stored turned (as a phone's sensor delivers a portrait picture), with its depth and calibration stored
+    /// the same way, measures as the upright frame does: the handler turns the depth with the pixels and the
+    /// calibration's intrinsics with them.
+    @Test func aTurnedFrameWithTurnedDepthMeasuresAsTheUprightOne() throws {
+        let decoded = try ImageDecoder.decode(data: try Data(contentsOf: try TestFiles.installed("astronaut.png")))
+        let upright = try decoded.pixels.converted(to: .rgba32).cropped(x: 0, y: 0, width: 512, height: 400)
+        // Nearer at the top: a map turned the wrong way would put the gradient across her.
+        func ramp(_ x: Int, _ y: Int) -> Float { 1.0 + 0.4 * Float(y) / 99 }
+        // Upright: focal 600 px, principal point at (250, 190), given at twice the resolution.
+        let uprightCalibration = AVCameraCalibrationData(
+            intrinsicMatrix: matrix_float3x3(SIMD3(1200, 0, 0), SIMD3(0, 1200, 0), SIMD3(500, 380, 1)),
+            intrinsicMatrixReferenceDimensions: CGSize(width: 1024, height: 800))
+        let straight = try Self.perform(VNImageRequestHandler(
+            cvPixelBuffer: CVPixelBuffer(upright),
+            depthData: try Self.storedDepth(width: 128, height: 100, stored: .up, calibration: uprightCalibration, ramp),
+            orientation: .up))
+        #expect(straight.heightEstimation == .measured)
+
+        // Stored turned a quarter: shown with `.right`, the stored frame's top row is the picture's right column.
+        // The calibration describes the stored frame: its principal point is where (250, 190) lies in it.
+        let stored = try upright.applying(Orientation.right.inverse)
+        #expect(stored.width == 400 && stored.height == 512)
+        let storedCalibration = AVCameraCalibrationData(
+            intrinsicMatrix: matrix_float3x3(SIMD3(1200, 0, 0), SIMD3(0, 1200, 0), SIMD3(380, 1024 - 500, 1)),
+            intrinsicMatrixReferenceDimensions: CGSize(width: 800, height: 1024))
+        let turned = try Self.perform(VNImageRequestHandler(
+            cvPixelBuffer: CVPixelBuffer(stored),
+            depthData: try Self.storedDepth(width: 128, height: 100, stored: .right, calibration: storedCalibration, ramp),
+            orientation: .right))
+        #expect(turned.heightEstimation == .measured)
+        #expect(abs(turned.bodyHeight - straight.bodyHeight) <= 0.01 * straight.bodyHeight, "\(turned.bodyHeight) against \(straight.bodyHeight)")
+        let a = try Self.position(turned, .centerShoulder), b = try Self.position(straight, .centerShoulder)
+        #expect(((a - b) * (a - b)).sum().squareRoot() <= 0.01 * -b.z, "shoulders \(a) against \(b)")
+    }
 }
