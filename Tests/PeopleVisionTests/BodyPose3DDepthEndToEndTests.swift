@@ -102,7 +102,8 @@ import Testing
     @Test func holesAndMismatchedMapsFallBackToTheReference() throws {
         let photo = try Self.photo()
         let nan = try Self.depth(.nan), zero = try Self.depth(0), wide = try Self.depth(Self.distance, width: 128, height: 64)
-        for (name, depth) in [("NaN", nan), ("zero", zero), ("another aspect ratio", wide)] {
+        let relative = try AVDepthData(depthDataMap: try Self.depth(Self.distance).depthDataMap, depthDataAccuracy: .relative)
+        for (name, depth) in [("NaN", nan), ("zero", zero), ("another aspect ratio", wide), ("relative accuracy", relative)] {
             let body = try Self.perform(VNImageRequestHandler(cvPixelBuffer: photo, depthData: depth, orientation: .up))
             #expect(body.heightEstimation == .reference && body.bodyHeight == 1.8, "\(name)")
         }

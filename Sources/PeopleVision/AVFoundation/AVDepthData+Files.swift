@@ -5,7 +5,8 @@ extension AVDepthData {
     /// The depth data of a HEIC file, or nil when it has none.
     ///
     /// The map comes back in the format its description records (`depthData:PixelFormat`, as written by
-    /// ``heicDepthMap()``), else as 32-bit floats of the kind the file stores.
+    /// ``heicDepthMap()``), else as 32-bit floats of the kind the file stores. A depth image without the range
+    /// record this package writes (another writer's) holds its codes scaled to 0…1, with relative accuracy.
     /// - Throws: ``AVError`` `.decodeFailed` when the depth image or its description is malformed.
     static func read(from reader: HEICReader) throws -> AVDepthData? {
         let stored: HEICDepthMap
@@ -23,7 +24,10 @@ extension AVDepthData {
                 _ = metadata.set(tag, at: tag.path)
             }
         }
-        let (quality, accuracy, filtered) = try description(metadata)
+        var (quality, accuracy, filtered) = try description(metadata)
+        // Without the range this package records, the values are the stored codes scaled to 0…1 (another writer's
+        // encoding): in order, but in no known unit.
+        if stored.range == nil { accuracy = .relative }
         let calibration = try AVCameraCalibrationData.read(from: metadata)
         let values = try? stored.values.converted(to: .oneComponent32Float)
         guard let values else { throw AVError.decode("the file's depth image has no float values") }

@@ -12,8 +12,10 @@ struct SceneDepth: Sendable {
     /// How the depth (and the image) were stored.
     let stored: CGImagePropertyOrientation
 
-    /// The depth of `data`, stored in `orientation` as the image's pixels are; nil when the map is empty.
+    /// The depth of `data`, stored in `orientation` as the image's pixels are; nil when the map is empty or its
+    /// accuracy is ``AVDepthData/Accuracy/relative`` (right in order, not in metres: nothing to measure a person by).
     init?(_ data: AVDepthData, storedIn orientation: CGImagePropertyOrientation) {
+        guard data.depthDataAccuracy == .absolute else { return nil }
         let (width, height, values) = data.applyingExifOrientation(orientation).metres()
         guard let map = DepthMap(width: width, height: height, values: values) else { return nil }
         self.map = map

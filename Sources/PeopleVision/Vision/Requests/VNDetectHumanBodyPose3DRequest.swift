@@ -21,9 +21,22 @@ import PVPerception
 /// from the pose landmarker's world landmarks (metres, MediaPipe's GHUM model), mapped and placed in front of the
 /// camera as the engine's `BodyPose3D` documents and ``VNHumanBodyPose3DObservation`` describes. At most one observation,
 /// always with all 17 joints. Camera intrinsics come from the handler's `VNImageOption.cameraIntrinsics` (a
-/// `matrix_float3x3`, or `Data` holding one, in pixels of the image), else from the file's EXIF 35 mm-equivalent
-/// focal length (`FocalLengthIn35mmFilm`, which phones write), else a 26 mm-equivalent lens is assumed. Depth
-/// input is not supported: the height is always the 1.8-m reference.
+/// `matrix_float3x3`, or `Data` holding one, in pixels of the image), else from the camera calibration of the
+/// handler's depth data, else from the file's EXIF 35 mm-equivalent focal length (`FocalLengthIn35mmFilm`, which
+/// phones write), else a 26 mm-equivalent lens is assumed.
+///
+/// **Depth.** With depth — given to the handler (`init(cvPixelBuffer:depthData:orientation:options:)`,
+/// `init(cmSampleBuffer:depthData:orientation:options:)`) or in the HEIC file it reads — the person is measured:
+/// each confidently placed joint is back-projected along its ray to the depth measured there, and the skeleton
+/// scaled about the camera until its joints lie at those depths (the median ratio), so it stands at the measured
+/// distance with the height that implies (``VNHumanBodyPose3DObservation/HeightEstimation/measured``). The depth
+/// measured is the body's surface, a few centimetres in front of the joints. Depth of
+/// ``AVDepthData/Accuracy/relative`` accuracy is not used (it is right in order, not in metres). Where fewer than
+/// four joints have a valid depth (NaN, infinite, zero or negative values, joints outside the map), the map's
+/// aspect ratio is not the image's, or the height found is not a person's (outside 0.5…3 m), the request falls back
+/// to the 1.8-m reference height (``VNHumanBodyPose3DObservation/HeightEstimation/reference``), as Apple documents
+/// for images without depth; it does not fail.
+///
 /// Reused on frames, the request does not smooth its results.
 public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked Sendable {
     /// The most prominent person, or none.
