@@ -179,6 +179,16 @@ struct DepthDataTests {
         CGImageDestinationAddImage(broken, photo, nil)
         CGImageDestinationAddAuxiliaryDataInfo(broken, kCGImageAuxiliaryDataTypeDepth, [kCGImageAuxiliaryDataInfoData: Data([1, 2])])
         #expect(!CGImageDestinationFinalize(broken))
+        let matte = try #require(CGImageDestinationCreateWithData(NSMutableData(), "public.heic", 1, nil))
+        CGImageDestinationAddImage(matte, photo, nil)
+        CGImageDestinationAddAuxiliaryDataInfo(matte, kCGImageAuxiliaryDataTypePortraitEffectsMatte, [
+            kCGImageAuxiliaryDataInfoData: Data(count: 64),
+            kCGImageAuxiliaryDataInfoDataDescription: [
+                kCGImagePropertyPixelFormat: kCVPixelFormatType_OneComponent8, kCGImagePropertyWidth: 8,
+                kCGImagePropertyHeight: 8, kCGImagePropertyBytesPerRow: Int.max / 2,
+            ] as [CFString: Any],
+        ])
+        #expect(!CGImageDestinationFinalize(matte))
     }
 
     @Test func malformedDictionariesThrowDecodeFailed() throws {
@@ -198,6 +208,10 @@ struct DepthDataTests {
         cases.append(("zero size", Self.dictionary([], description: [
             kCGImagePropertyPixelFormat: kCVPixelFormatType_DepthFloat16, kCGImagePropertyWidth: 0,
             kCGImagePropertyHeight: 0, kCGImagePropertyBytesPerRow: 0,
+        ])))
+        cases.append(("rows too far apart", Self.dictionary(Self.depthValues(), description: [
+            kCGImagePropertyPixelFormat: kCVPixelFormatType_DepthFloat16, kCGImagePropertyWidth: Self.width,
+            kCGImagePropertyHeight: Self.height, kCGImagePropertyBytesPerRow: Int.max / 4,
         ])))
         var metadata = good
         metadata[kCGImageAuxiliaryDataInfoMetadata] = "not metadata"

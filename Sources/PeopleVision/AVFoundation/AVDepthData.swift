@@ -120,7 +120,8 @@ public final class AVDepthData: @unchecked Sendable {
         guard width > 0, height > 0, width <= 65_535, height <= 65_535, width * height <= 100_000_000 else {
             throw AVError.decode("a depth map of \(width) × \(height) pixels is empty or too large")
         }
-        guard rowBytes >= width * size, data.count >= rowBytes * (height - 1) + width * size else {
+        let (rows, overflow) = rowBytes.multipliedReportingOverflow(by: height - 1)
+        guard rowBytes >= width * size, !overflow, rows <= data.count - width * size else {
             throw AVError.decode(
                 "\(data.count) bytes cannot hold \(height) rows of \(width) values \(rowBytes) bytes apart")
         }

@@ -40,7 +40,9 @@ extension AuxiliaryData {
         func number(_ key: String) -> Int? { description[key].flatMap(integerValue) }
         guard let width = number(kCGImagePropertyWidth), let height = number(kCGImagePropertyHeight),
             let rowBytes = number(kCGImagePropertyBytesPerRow), number(kCGImagePropertyPixelFormat) == Int(kCVPixelFormatType_OneComponent8),
-            width > 0, height > 0, rowBytes >= width, data.count >= rowBytes * (height - 1) + width
+            width > 0, height > 0, width <= 65_535, height <= 65_535, rowBytes >= width,
+            case let (rows, overflow) = rowBytes.multipliedReportingOverflow(by: height - 1), !overflow,
+            rows <= data.count - width
         else { throw ImagingError(.invalidArgument, "the \(type) data description is not one-component 8-bit pixels the data holds") }
         var pixels = try PixelBuffer(width: width, height: height, format: .oneComponent8)
         let stride = pixels.bytesPerRow()
