@@ -116,6 +116,11 @@ let package = Package(
                           exclude: ["README.md"]),
         .executableTarget(name: "FacePoseBackground", dependencies: ["Vision", "CoreImage"], path: "Examples/FacePoseBackground",
                           exclude: ["README.md"]),
+        // Our own examples of the WWDC19 matte workflows, with Apple's API and imports only.
+        .executableTarget(name: "SkinSmoothing", dependencies: ["AVFoundation", "CoreImage"], path: "Examples/SkinSmoothing",
+                          exclude: ["README.md"]),
+        .executableTarget(name: "HairRecolor", dependencies: ["AVFoundation", "CoreImage"], path: "Examples/HairRecolor",
+                          exclude: ["README.md"]),
         // Our own example of Vision's Swift API (iOS 18), in the manner of Apple's selfie-analysis sample.
         .executableTarget(name: "SelfieAnalysis", dependencies: ["Vision", "CoreImage"], path: "Examples/SelfieAnalysis",
                           exclude: ["README.md"]),
@@ -137,7 +142,8 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["peoplevision", "PVTestSupport", "PVImaging", "PVPerception", "CAllocatorTuning"]),
         .testTarget(
             name: "PeopleVisionTests",
-            dependencies: ["PeopleVision", "PhotoGreeting", "SelfieAnalysis", "PVTestSupport", "PVImaging", "PVRender"]),
+            dependencies: ["PeopleVision", "PhotoGreeting", "SelfieAnalysis", "SkinSmoothing", "HairRecolor", "PVTestSupport", "PVImaging",
+                "PVRender", "PVPerception"]),
         .testTarget(
             name: "PortingTests",
             dependencies: appleModules.map { .target(name: $0) }

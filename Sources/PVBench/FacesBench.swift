@@ -36,6 +36,8 @@ package struct FacesBench: ParsableCommand {
     var rounds = 3
     @Flag(help: "Only time the pipeline's stages (detectors, mesh, iris) and their parts (bare model run, input sampling, decoding), then the requests, on astronaut.png; no peer.") var stages = false
     @Option(help: "XNNPACK threads for --stages (default: the usable cores).") var threads: Int?
+    @Flag(help: "Also perform each request through the Swift-only API (iOS 18's) in the same rounds, alternating with the VN API, and report the share of its time spent in the Swift API's own code.")
+    var swiftAPI = false
 
     package init() {}
 
@@ -67,7 +69,7 @@ package struct FacesBench: ParsableCommand {
             ("rectangles rev 2", "facedet1", "FaceDetection model_selection=1", { try Self.rectangles($0, revision: 2) }),
             ("rectangles rev 3 (with pose)", "facemesh", "FaceMesh refine_landmarks=False", { try Self.rectangles($0, revision: 3) }),
             ("landmarks rev 3", "facemesh_refine", "FaceMesh refine_landmarks=True", { try Self.landmarks($0) }),
-            ("capture quality rev 2", "facemesh_refine", "FaceMesh refine_landmarks=True (ours does more)", { try Self.quality($0) }),
+            ("capture quality rev 3", "facemesh_refine", "FaceMesh refine_landmarks=True (ours does more)", { try Self.quality($0) }),
             ("rectangles rev 3 + landmarks + capture quality, one handler", "facemesh_refine",
                 "FaceMesh refine_landmarks=True (ours does more)", { try Self.allThree($0) }),
         ]
@@ -85,18 +87,18 @@ package struct FacesBench: ParsableCommand {
             }
             return results
         }
+        var oursRoundCount = 0
         func oursRound() throws -> [String: Double] {
             var results: [String: Double] = [:]
+            oursRoundCount += 1
             for file in files {
                 let buffer = try SegmentationBench.decodedBuffer(file)
                 let label = file.deletingPathExtension().lastPathComponent
                 for (name, _, _, body) in cases {
                     log("ours: \(name) on \(label)")
-                    var found = 0
-                    results["\(name) \(label)"] = median(try measure(warmup: warmup, iterations: iterations) {
-                        found = try body(VNImageRequestHandler(cvPixelBuffer: buffer))
-                    })
-                    results["\(name) \(label) faces"] = Double(found)
+                    results.merge(
+                        try timeCase(name, label: label, buffer: buffer, swiftFirst: oursRoundCount % 2 == 1, body),
+                        uniquingKeysWith: { $1 })
                 }
             }
             return results
@@ -114,16 +116,53 @@ package struct FacesBench: ParsableCommand {
                 }
                 let ms = medianOverRounds(oursRounds, "\(name) \(label)") ?? .nan
                 let found = Int(oursRounds.first?["\(name) \(label) faces"] ?? 0)
-                rows.append([
+                var row = [
                     "\(name), \(label)", String(format: "%.2f", ms), "\(found)", peerName, String(format: "%.2f", theirs),
                     "\(Int(theirFaces))",
-                ])
+                ]
+                if swiftAPI {
+                    if let swiftMs = medianOverRounds(oursRounds, "swift \(name) \(label)"),
+                        let own = medianOverRounds(oursRounds, "own \(name) \(label)") {
+                        row += [String(format: "%.2f", swiftMs), String(format: "%.3f", swiftMs / ms), String(format: "%.2f %%", own * 100)]
+                    } else {
+                        row += ["–", "–", "–"]
+                    }
+                }
+                rows.append(row)
                 ratios.append(ms / theirs)
             }
         }
         printRatioTable(
-            header: ["request, image", "ours ms", "ours faces", "peer (MediaPipe 0.10.21)", "peer ms", "peer faces"],
+            header: ["request, image", "ours ms", "ours faces", "peer (MediaPipe 0.10.21)", "peer ms", "peer faces"]
+                + (swiftAPI ? ["Swift API ms", "Swift API ÷ VN", "Swift API's own code"] : []),
             rows: rows, ratios: ratios)
+    }
+
+    /// One case's median time on one image through the VN API and, with ``swiftAPI``, through the Swift-only API too
+    /// (with the share of its time in the Swift API's own code), `swiftFirst` deciding the order.
+    private func timeCase(
+        _ name: String, label: String, buffer: CVPixelBuffer, swiftFirst: Bool, _ body: (VNImageRequestHandler) throws -> Int
+    ) throws -> [String: Double] {
+        var results: [String: Double] = [:]
+        var found = 0
+        func vn() throws {
+            results["\(name) \(label)"] = median(try measure(warmup: warmup, iterations: iterations) {
+                found = try body(VNImageRequestHandler(cvPixelBuffer: buffer))
+            })
+        }
+        if let swift = swiftAPI ? SwiftAPICases.faces[name] : nil {
+            if !swiftFirst { try vn() }
+            SwiftAPIOverhead.start()
+            results["swift \(name) \(label)"] = median(try measure(warmup: warmup, iterations: iterations) {
+                found = try SwiftAPICases.blocking { try await swift(buffer) }
+            })
+            results["own \(name) \(label)"] = SwiftAPIOverhead.stop().ownFraction
+            if swiftFirst { try vn() }
+        } else {
+            try vn()
+        }
+        results["\(name) \(label) faces"] = Double(found)
+        return results
     }
 
     /// Median time of each pipeline stage on astronaut.png, decoded once, and of its parts: the bare model run

@@ -53,6 +53,10 @@ public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
         // Pipelines.
         /// A model's inputs or outputs do not have the shapes the pipeline expects.
         public static let unexpectedModel = Code("unexpectedModel")
+
+        // Any layer.
+        /// The work was asked to stop (a cancelled request or task) and stopped before its next model run.
+        public static let cancelled = Code("cancelled")
     }
 
     /// The failure's kind.

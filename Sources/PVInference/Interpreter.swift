@@ -112,7 +112,10 @@ public final class Interpreter {
     }
 
     /// Runs the model on the current inputs.
+    /// - Throws: ``InferenceError`` `.cancelled`, before running anything, when the current thread's work has been
+    ///   asked to stop (``PVThreads/Cancellation``).
     public func invoke() throws {
+        if Cancellation.isRequested { throw InferenceError(.cancelled, "stopped before running \(model.name): the work was cancelled") }
         Self.inFlight.add(1, ordering: .relaxed)
         defer { Self.inFlight.subtract(1, ordering: .relaxed) }
         let start = InferenceTimeline.isRecording ? DispatchTime.now().uptimeNanoseconds : 0

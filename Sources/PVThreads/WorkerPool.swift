@@ -95,8 +95,9 @@ package final class WorkerPool: @unchecked Sendable {  // mutable state is atomi
             for k in 0..<count { body(k) }
             return
         }
+        let flag = Cancellation.current
         withoutActuallyEscaping(body) { body in
-            let batch = Batch(count: count, body: body)
+            let batch = Batch(count: count, body: flag == nil ? body : { k in Cancellation.run(under: flag) { body(k) } })
             quiet.store(false, ordering: .relaxed)
             lock.lock()
             open.append(batch)

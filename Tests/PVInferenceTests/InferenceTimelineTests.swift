@@ -1,6 +1,7 @@
 import Foundation
 import PVTestSupport
 import Testing
+import PVThreads
 
 @testable import PVInference
 
@@ -66,3 +67,17 @@ final class UnsafeSendableFlag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { value } }
 }
 
+/// A model run under a raised cancellation flag does not start: it throws `.cancelled`.
+@Suite struct InvokeCancellationTests {
+    @Test func invokeStopsUnderARaisedFlag() throws {
+        let model = try CompiledModel.load(named: "face_detection_short_range.tflite")
+        let interpreter = try Interpreter(model: model, threads: 1)
+        let flag = CancellationFlag()
+        try Cancellation.run(under: flag) { try interpreter.invoke() }  // not raised: runs
+        flag.raise()
+        #expect(throws: InferenceError(.cancelled, "stopped before running face_detection_short_range: the work was cancelled")) {
+            try Cancellation.run(under: flag) { try interpreter.invoke() }
+        }
+        try interpreter.invoke()  // outside the flag's scope: runs again
+    }
+}

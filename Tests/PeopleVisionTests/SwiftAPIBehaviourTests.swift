@@ -173,6 +173,31 @@ struct SwiftAPIBehaviourTests {
         #expect(results.allSatisfy { $0 == alone })
     }
 
+    @Test("8 tasks × 100 performs of the face requests give the single-task results")
+    func manyConcurrentPerforms() async throws {
+        let image = try #require(CIImage(contentsOf: try TestFiles.installed("astronaut.png")))
+        let small = image.transformed(by: CGAffineTransform(scaleX: 0.5, y: 0.5))
+        let cgImage = try #require(CIContext().createCGImage(small, from: small.extent))
+        func numbers() async throws -> [Double] {
+            let (boxes, landmarks) = try await ImageRequestHandler(cgImage).perform(DetectFaceRectanglesRequest(), DetectFaceLandmarksRequest())
+            return boxes.flatMap(Flat.face) + landmarks.flatMap(Flat.face)
+        }
+        let alone = try await numbers()
+        #expect(alone.count > 100)
+        let results = try await withThrowingTaskGroup(of: [[Double]].self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var mine: [[Double]] = []
+                    for _ in 0..<100 { mine.append(try await numbers()) }
+                    return mine
+                }
+            }
+            return try await group.reduce(into: [[Double]]()) { $0 += $1 }
+        }
+        #expect(results.count == 800)
+        #expect(results.allSatisfy { $0 == alone })
+    }
+
     @Test("every input gives the same faces; a sample buffer's time reaches the observations")
     func inputs() async throws {
         let url = try TestFiles.installed("astronaut.png")

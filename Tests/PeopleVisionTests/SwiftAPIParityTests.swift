@@ -7,12 +7,25 @@ import Testing
 /// the same image: each test flattens both results into numbers in a fixed order and compares them.
 @Suite("Swift API results equal the VN API's")
 struct SwiftAPIParityTests {
-    static let images = ["astronaut.png", "chelsea.png", "camera.png"]
+    /// The installed samples; `scripts/swift-api-parity` names other images (the evaluation set) through
+    /// `PEOPLEVISION_PARITY_IMAGES`, a file with one image path per line.
+    static let images: [String] = {
+        if let list = ProcessInfo.processInfo.environment["PEOPLEVISION_PARITY_IMAGES"],
+           let text = try? String(contentsOfFile: list, encoding: .utf8) {
+            return text.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        }
+        return ["astronaut.png", "chelsea.png", "camera.png"]
+    }()
+
+    /// A sample's installed file, or the file at a path.
+    static func url(_ image: String) throws -> URL {
+        image.hasPrefix("/") ? URL(fileURLWithPath: image) : try TestFiles.installed(image)
+    }
 
     /// The `VN…` requests' results, flattened, with their Swift counterparts'. One handler of each API performs
     /// every request, as an app would.
     static func both(_ name: String) async throws -> (vn: [String: [Double]], swift: [String: [Double]]) {
-        let url = try TestFiles.installed(name)
+        let url = try url(name)
         let vnFaces = VNDetectFaceRectanglesRequest(), vnLandmarks = VNDetectFaceLandmarksRequest()
         let vnQuality = VNDetectFaceCaptureQualityRequest(), vnHumans = VNDetectHumanRectanglesRequest()
         let vnBodies = VNDetectHumanBodyPoseRequest(), vnHands = VNDetectHumanHandPoseRequest()
@@ -76,6 +89,7 @@ struct SwiftAPIParityTests {
             let worst = zip(a, b).map { abs($0 - $1) }.max() ?? 0
             #expect(worst <= 1e-9, "\(image) \(key): largest difference \(worst)")
         }
+        print("parity \(image): " + vn.keys.sorted().map { "\($0) \(vn[$0]?.count ?? 0)" }.joined(separator: ", "))
         if image == "astronaut.png" {
             // The astronaut photo has one person, her face and her mask: the comparison is not of empty lists.
             for key in ["faces", "landmarks", "quality", "bodies", "bodies3D", "mask"] {

@@ -15,3 +15,28 @@ package enum BlockingWork {
         }
     }
 }
+
+/// A request to stop a perform between model runs, raised from any thread (a cancelled task, `VNRequest.cancel()`).
+/// Work run under it (``run(_:)``) and the side-by-side passes it starts check it before each model run, and stop with
+/// ``PerceptionError`` `.cancelled`.
+package struct StopRequest: Sendable {
+    private let flag: CancellationFlag
+
+    /// A request that also stops when the work around the calling thread is asked to stop.
+    package init() { flag = CancellationFlag(parent: Cancellation.current) }
+
+    /// Asks the work to stop.
+    package func raise() { flag.raise() }
+
+    /// Whether the work has been asked to stop (this request, or the work around it).
+    package var isRaised: Bool { flag.isRaised }
+
+    /// Runs `body` under this request.
+    package func run<T>(_ body: () throws -> T) rethrows -> T { try Cancellation.run(under: flag, body) }
+
+    /// Throws ``PerceptionError`` `.cancelled` when the current thread's work has been asked to stop: for long
+    /// stages without a model run (model runs check by themselves).
+    package static func check(before stage: String) throws {
+        if Cancellation.isRequested { throw PerceptionError(.cancelled, "stopped before \(stage): the work was cancelled") }
+    }
+}

@@ -244,6 +244,7 @@ public final class PersonSegmenter: Sendable {
         guard let fused = fusion.fused else {
             return try PixelBuffer(width: image.width, height: image.height, format: .oneComponent32Float)
         }
+        try StopRequest.check(before: "refining the person mask")
         // The refinement at the image's size runs on every core: stop multi-threaded inference workers
         // spinning first.
         if threads > 1, image.width * image.height >= 1 << 20 { SpinningPools.quiet(.inference) }

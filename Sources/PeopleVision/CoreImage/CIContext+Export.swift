@@ -50,8 +50,10 @@ extension CIContext {
     /// ``CIImageRepresentationOption/disparityImage`` store the red channel as a depth map (whose
     /// values must be finite), with the description and calibration of the image's ``CIImage/depthData``
     /// when it has one; ``CIImageRepresentationOption/avDepthData`` stores an ``AVDepthData`` (holes stored as 0),
-    /// losslessly as 12-bit codes over the map's range. The other `av…` options and
-    /// ``CIImageRepresentationOption/hdrImage`` are refused. The file reads back through `CIImage(contentsOf:options:)` with the matching
+    /// losslessly as 12-bit codes over the map's range. ``CIImageRepresentationOption/avPortraitEffectsMatte`` and
+    /// ``CIImageRepresentationOption/avSemanticSegmentationMattes`` store AVFoundation matte objects as they are;
+    /// ``CIImageRepresentationOption/hdrImage`` is refused. The file reads back through
+    /// `CIImage(contentsOf:options:)` with the matching
     /// auxiliary option.
     /// - Throws: as ``writePNGRepresentation(of:to:format:colorSpace:options:)``.
     public func writeHEIFRepresentation(
@@ -96,7 +98,7 @@ extension CIContext {
         (.hdrGainMapImage, .hdrGainMap),
     ]
     private static let refusedOptions: [CIImageRepresentationOption] = [
-        .avPortraitEffectsMatte, .avSemanticSegmentationMattes, .hdrImage,
+        .hdrImage,
     ]
 
     func encode(
@@ -120,7 +122,8 @@ extension CIContext {
         let quality = try Self.quality(options, default: container == .heif ? 0.8 : 0.9)
         let hasAuxiliary =
             Self.matteOptions.contains { options[$0.0] != nil } || options[.depthImage] != nil
-            || options[.disparityImage] != nil || options[.avDepthData] != nil
+            || options[.disparityImage] != nil || options[.avDepthData] != nil || options[.avPortraitEffectsMatte] != nil
+            || options[.avSemanticSegmentationMattes] != nil
         if let refused = Self.refusedOptions.first(where: { options[$0] != nil }) {
             throw CoreImageFailure.make(.invalidOption, "option \(refused.rawValue) is not supported here")
         }
@@ -158,6 +161,7 @@ extension CIContext {
                     let grey = try renderPixels(matte, rect: matteArea, layout: .one(.red, .uint8), unpremultiply: false)
                     auxiliaries.append(HEICAuxiliaryImage(type: type, pixels: grey))
                 }
+                auxiliaries += try Self.matteObjects(options, besides: auxiliaries.map(\.type))
                 let depth = try Self.depthMap(options) { try renderPixels($0, rect: exportRect($0), layout: .one(.red, .float), unpremultiply: false) }
                 return try ImageEncoder.encodeHEIC(
                     pixels, quality: Int((quality * 100).rounded()), auxiliaryImages: auxiliaries, depth: depth)

@@ -68,7 +68,7 @@ enum ImageLoader {
         let given = options[.properties] as? [String: Any]
         for (option, type) in auxiliaryOptions where boolOption(options[option]) {
             guard let reader = try? HEICReader(data: data), let matte = try? reader.auxiliaryImage(type) else { return nil }
-            return (matte, ImageFileInfo(properties: given ?? dimensions(matte)))
+            return (matte, matteInfo(matte, type: type, properties: given ?? dimensions(matte)))
         }
         let wantsDepth = boolOption(options[.auxiliaryDepth]), wantsDisparity = boolOption(options[.auxiliaryDisparity])
         if wantsDepth || wantsDisparity {

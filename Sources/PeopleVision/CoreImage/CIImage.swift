@@ -201,6 +201,9 @@ struct ImageFileInfo: Sendable {
     var url: URL?
     /// The depth data the image was made from or read with (``CIImage/depthData``).
     var depthData: AVDepthData?
+    /// The matte the image shows, when it was made from one or read with a matte option.
+    var semanticSegmentationMatte: AVSemanticSegmentationMatte?
+    var portraitEffectsMatte: AVPortraitEffectsMatte?
 
     init(properties: [String: Any]? = nil) {
         self.properties = properties.map(Properties.init)

@@ -47,8 +47,8 @@ public struct CIImageOption: RawRepresentable, Hashable, Sendable {
 ///
 /// Raw values are the Objective-C symbol names. The `…Image` keys take a ``CIImage`` that is
 /// rendered (its own extent, as one-component 8-bit; depth and disparity as float) and stored
-/// as a HEIC auxiliary image. ``avDepthData`` takes an ``AVDepthData``. The other `av…` keys and the HDR keys
-/// are declared so code compiles but are refused at export.
+/// as a HEIC auxiliary image. The `av…` matte keys take AVFoundation matte objects and ``avDepthData`` an
+/// ``AVDepthData``; the HDR keys are declared so code compiles but are refused at export.
 public struct CIImageRepresentationOption: RawRepresentable, Hashable, Sendable {
     /// The key's string (the Objective-C symbol's name).
     public let rawValue: String
@@ -63,12 +63,13 @@ public struct CIImageRepresentationOption: RawRepresentable, Hashable, Sendable 
     public static let depthImage = CIImageRepresentationOption("kCIImageRepresentationDepthImage")
     /// `kCIImageRepresentationDisparityImage`: a disparity `CIImage` (its red channel, in 1/meters).
     public static let disparityImage = CIImageRepresentationOption("kCIImageRepresentationDisparityImage")
-    /// `kCIImageRepresentationAVPortraitEffectsMatte` (not supported: throws at export).
+    /// `kCIImageRepresentationAVPortraitEffectsMatte`: an ``AVPortraitEffectsMatte`` stored as the HEIF's matte.
     public static let avPortraitEffectsMatte = CIImageRepresentationOption("kCIImageRepresentationAVPortraitEffectsMatte")
     /// `kCIImageRepresentationPortraitEffectsMatteImage`: a matte `CIImage`.
     public static let portraitEffectsMatteImage = CIImageRepresentationOption(
         "kCIImageRepresentationPortraitEffectsMatteImage")
-    /// `kCIImageRepresentationAVSemanticSegmentationMattes` (not supported: throws at export).
+    /// `kCIImageRepresentationAVSemanticSegmentationMattes`: an array of ``AVSemanticSegmentationMatte`` stored as the
+    /// HEIF's mattes.
     public static let avSemanticSegmentationMattes = CIImageRepresentationOption(
         "kCIImageRepresentationAVSemanticSegmentationMattes")
     /// `kCIImageRepresentationSemanticSegmentationSkinMatteImage`.

@@ -74,6 +74,8 @@ public final class CMSampleBuffer: @unchecked Sendable {
     private var makeReady: CMSampleBufferMakeDataReadyCallback?
     private let refcon: UnsafeMutableRawPointer?
     private var sampleAttachments: NSArray?
+    /// The buffer-level attachments (``CMSetAttachment(_:key:value:attachmentMode:)``).
+    let attachments = Attachments()
 
     init(
         image: CVImageBuffer?, format: CMFormatDescription?, timing: CMSampleTimingInfo, ready: Bool,

@@ -4,17 +4,17 @@ import Synchronization
 /// Performs requests on a stream of images, as Apple's `VNSequenceRequestHandler`.
 ///
 /// Stateful requests (person segmentation) performed on consecutive frames through the same requests keep
-/// their state in the request objects, so the same requests should be reused frame after frame. The body-pose
-/// request's landmarks are smoothed over the frames performed through one sequence handler, with MediaPipe's
-/// video-mode filters (``smoothsLandmarks``); each person is followed by the overlap of their landmark boxes from
-/// frame to frame. A frame's time is its sample buffer's when it has one, else frames are taken as 1/30 s apart.
+/// their state in the request objects, so the same requests should be reused frame after frame. The landmarks of
+/// the body-pose, 3D body-pose, hand-pose and face-landmarks requests are smoothed over the frames performed through
+/// one sequence handler, with MediaPipe's video-mode filters (``smoothsLandmarks``); each person, hand or face is
+/// followed by the overlap of its landmark box from frame to frame. A frame's time is its sample buffer's when it has one, else frames are taken as 1/30 s apart.
 public final class VNSequenceRequestHandler: @unchecked Sendable {
     let sequence = SequenceState()
     private let smoothing = Mutex(true)
 
     public init() {}
 
-    /// PeopleVision extension: whether body-pose landmarks are smoothed over the frames (default true).
+    /// PeopleVision extension: whether body, hand and face landmarks are smoothed over the frames (default true).
     public var smoothsLandmarks: Bool {
         get { smoothing.withLock { $0 } }
         set { smoothing.withLock { $0 = newValue } }

@@ -97,8 +97,14 @@ public final class VNDetectFaceLandmarksRequest: VNImageBasedRequest, VNFaceObse
         let uses76 = requested == .constellation76Points || (requested == .constellationNotDefined && rev >= 3)
         let constellation = uses76 ? FaceLandmarkConstellation.points76 : .points65
         let faces = try inputs ?? FaceObservations.detect(in: analysis, revision: 3, landmarksToFollow: true)
-        return try faces.map { face in
-            let mesh = try FaceObservations.mesh(for: face, in: analysis, irises: true)
+        var meshes = try faces.map { try FaceObservations.mesh(for: $0, in: analysis, irises: true) }
+        if let (sequence, time) = image.sequence {
+            // In a sequence the landmarks are smoothed over the frames (the meshes found, in order).
+            let found = meshes.indices.filter { meshes[$0] != nil }
+            let smoothed = sequence.smoothed(found.map { meshes[$0]! }, for: self, timestamp: time)
+            for (i, mesh) in zip(found, smoothed) { meshes[i] = mesh }
+        }
+        return zip(faces, meshes).map { face, mesh in
             // Faces this request found itself get the box and pose of their final mesh, so every landmark lies
             // inside the box; given observations keep theirs.
             var box = face.boundingBox

@@ -71,7 +71,8 @@ public final class VNDetectHumanHandPoseRequest: VNImageBasedRequest, @unchecked
     override func process(_ image: HandlerImage) throws -> [VNObservation] {
         let analysis = try image.analysis(of: regionOfInterest)
         let region = analysis.image
-        let hands = try analysis.hands(maxHands: maximumHandCount)
+        var hands = try analysis.hands(maxHands: maximumHandCount)
+        if let (sequence, time) = image.sequence { hands = sequence.smoothed(hands, for: self, timestamp: time) }
         return hands.map { Self.observation($0, width: region.width, height: region.height, revision: revision) }
     }
 

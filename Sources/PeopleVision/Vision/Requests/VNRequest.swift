@@ -1,4 +1,5 @@
 import Foundation
+import PVPerception
 import Synchronization
 
 /// A confidence in [0, 1], as Apple's `VNConfidence`.
@@ -40,6 +41,8 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
         var results: [VNObservation]?
         var revision: Int?
         var cancelled = false
+        /// Stops the engine between model runs while the request runs.
+        var stop: StopRequest?
         var usesCPUOnly = false
         var preferBackgroundProcessing = false
         var computeDevices: [VNComputeStage: MLComputeDevice] = [:]
@@ -88,8 +91,15 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
         set { state.withLock { $0.preferBackgroundProcessing = newValue } }
     }
 
-    /// Cancels the request: its results become nil and its completion handler receives `requestCancelled`.
-    public func cancel() { state.withLock { $0.cancelled = true; $0.results = nil } }
+    /// Cancels the request: a perform under way stops before its next model run; the results become nil and the
+    /// completion handler receives `requestCancelled`. A request cancelled before its perform starts runs normally.
+    public func cancel() {
+        state.withLock {
+            $0.cancelled = true
+            $0.results = nil
+            $0.stop?.raise()
+        }
+    }
 
     var storedResults: [VNObservation]? { state.withLock { $0.results } }
 
@@ -125,10 +135,12 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
 
     /// Performs the request on `image`, stores the results, calls the completion handler, and rethrows a failure.
     func run(on image: HandlerImage) throws {
-        state.withLock { $0.cancelled = false; $0.results = nil }
+        let stop = StopRequest()
+        state.withLock { $0.cancelled = false; $0.results = nil; $0.stop = stop }
+        defer { state.withLock { $0.stop = nil } }
         do {
             try validate()
-            let observations = try process(image)
+            let observations = try stop.run { try process(image) }
             if let time = image.frameTime { for o in observations { o.timeRange = time } }
             let cancelled = state.withLock { s -> Bool in
                 if !s.cancelled { s.results = observations }

@@ -27,6 +27,7 @@ enum ErrorTranslation {
     /// Vision's code for an engine failure's kind.
     static func code(for code: EngineError.Code) -> VNErrorCode {
         switch code {
+        case .cancelled: return .requestCancelled
         case .ioError: return .ioError
         case .invalidArgument: return .invalidArgument
         case .unsupportedPixelFormat, .unsupportedFormat: return .invalidFormat

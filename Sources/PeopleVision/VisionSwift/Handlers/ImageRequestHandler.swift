@@ -112,17 +112,25 @@ public final class ImageRequestHandler: Sendable {
         _ requests: [any VisionRequest], stopAtFirstError: Bool,
         report: (@Sendable (Int, Result<any Sendable, any Error>) -> Void)?
     ) async throws -> [Result<any Sendable, any Error>] {
-        let box = CancellationFlag()
+        let stop = StopRequest()
+        let start = SwiftAPIOverhead.now(), clock = EngineClock()
+        defer { if start != 0 { SwiftAPIOverhead.add(total: DispatchTime.now().uptimeNanoseconds - start, engine: clock.nanoseconds) } }
         return try await withTaskCancellationHandler {
             try Task.checkCancellation()
-            let outcomes = try await BlockingWork.run(named: "ImageRequestHandler") { [engine] in
-                try Self.performSynchronously(
-                    requests, on: engine, handler: self, stopAtFirstError: stopAtFirstError,
-                    isCancelled: { box.isSet }, report: report)
+            do {
+                return try await BlockingWork.run(named: "ImageRequestHandler") { [engine] in
+                    try stop.run {
+                        try Self.performSynchronously(
+                            requests, on: engine, handler: self, stopAtFirstError: stopAtFirstError,
+                            isCancelled: { stop.isRaised }, report: report, clock: clock)
+                    }
+                }
+            } catch where stop.isRaised {
+                // Stopped between model runs: the request's error says cancelled; the task sees its own error.
+                throw CancellationError()
             }
-            return outcomes
         } onCancel: {
-            box.set()
+            stop.raise()
         }
     }
 
@@ -130,7 +138,8 @@ public final class ImageRequestHandler: Sendable {
     /// request announces what it will ask before any runs, then they run in order.
     static func performSynchronously(
         _ requests: [any VisionRequest], on engine: VNImageRequestHandler, handler: ImageRequestHandler,
-        stopAtFirstError: Bool, isCancelled: () -> Bool, report: ((Int, Result<any Sendable, any Error>) -> Void)?
+        stopAtFirstError: Bool, isCancelled: () -> Bool, report: ((Int, Result<any Sendable, any Error>) -> Void)?,
+        clock: EngineClock = EngineClock()
     ) throws -> [Result<any Sendable, any Error>] {
         var made: [Result<(any EngineRequest, [VNRequest]), any Error>] = []
         for request in requests {
@@ -144,7 +153,7 @@ public final class ImageRequestHandler: Sendable {
         let image: HandlerImage
         do {
             let sides = all.map(\.sufficientImageSide)
-            image = try engine.prepare(sufficientSide: sides.contains(nil) ? nil : sides.compactMap { $0 }.max())
+            image = try clock.timing { try engine.prepare(sufficientSide: sides.contains(nil) ? nil : sides.compactMap { $0 }.max()) }
         } catch {
             throw VisionError.from(error)
         }
@@ -154,7 +163,7 @@ public final class ImageRequestHandler: Sendable {
             if isCancelled() { throw CancellationError() }
             let outcome: Result<any Sendable, any Error> = Result {
                 let (request, engineRequests) = try entry.get()
-                for e in engineRequests { try e.run(on: image) }
+                try clock.timing { for e in engineRequests { try e.run(on: image) } }
                 return try request.result(of: engineRequests, on: handler) as any Sendable
             }.mapError(VisionError.from)
             if stopAtFirstError, case .failure(let e) = outcome { throw e }
@@ -190,11 +199,4 @@ extension EngineRequest {
     func visionResult(any value: Any) -> VisionResult? {
         (value as? Result).map(visionResult)
     }
-}
-
-/// Set once when the performing task is cancelled; read by the thread running the requests.
-private final class CancellationFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .acquiring) }
-    func set() { value.store(true, ordering: .releasing) }
 }

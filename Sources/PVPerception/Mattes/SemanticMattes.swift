@@ -1,0 +1,267 @@
+import PVImaging
+
+/// Skin, hair, teeth and glasses mattes of one upright image, made from the face meshes, the person mask and
+/// colour models measured on the image itself (no learned matting model ships with this package).
+///
+/// Per face (``FaceRegions``):
+/// - **skin**: the face oval minus the eyes, brows and lips; then, inside the person mask, every pixel whose
+///   chroma lies within 2.5 spreads of the face's own skin (a robust Y′CbCr model of the oval's pixels), which
+///   adds the neck, arms and hands;
+/// - **hair**: inside the person mask, an ellipse about the head (``FaceRegions/headEllipse``), never below the
+///   chin line nor inside the face oval: the pixels within 4 spreads of a colour model of the band above the
+///   forehead and closer to it than to the skin model, connected to that band (without a hair model: the pixels
+///   that are not skin-coloured);
+/// - **teeth**: inside the inner lips when the mouth is open, pixels of low saturation and at least 55 % of the
+///   skin's luma;
+/// - **glasses**: where a thin band of contrasting brightness crosses the nose bridge between the eyes and lies
+///   below at least one eye (frames; bare skin is smooth there), two lens ellipses about the eyes joined by a
+///   bridge: a coarse shape, and frames of the skin's own brightness are missed;
+///
+/// Skin and hair are then refined along the image's edges by a colour guided filter and bounded by the person mask
+/// (face ovals excepted: the mask misses some people of a crowd whose faces the mesh finds). All mattes are
+/// `.oneComponent8` at the image's size, top-left origin, 255 inside.
+package struct SemanticMattes: Sendable {
+    package var skin: PixelBuffer
+    package var hair: PixelBuffer
+    package var teeth: PixelBuffer
+    package var glasses: PixelBuffer
+
+    /// Chroma distance (in spreads) within which a pixel counts as the face's skin.
+    static let skinChroma = 2.5
+    /// Distance (in spreads, all channels) within which a head pixel counts as hair once a hair model exists.
+    static let hairDistance = 4.0
+    /// Luma contrast of a thin band that counts as a glasses frame.
+    static let glassesContrast = 14.0
+
+    /// Makes the mattes.
+    ///
+    /// - Parameters:
+    ///   - image: The upright image (any single-plane format; converted to RGBA internally).
+    ///   - personMask: The soft person mask, one-component 8-bit at the image's size.
+    ///   - faces: The faces' regions, in the image's pixels.
+    /// - Throws: ``PerceptionError`` `.invalidArgument` when the mask's size or format differs; imaging errors of the
+    ///   conversion or refinement.
+    package static func make(image: PixelBuffer, personMask: PixelBuffer, faces: [FaceRegions], refine: Bool = true)
+        throws -> SemanticMattes
+    {
+        let W = image.width, H = image.height
+        guard personMask.width == W, personMask.height == H, personMask.format == .oneComponent8 else {
+            throw PerceptionError(.invalidArgument, "the person mask must be OneComponent8 at the image's size \(W)×\(H)")
+        }
+        var work = Work(image: try image.format == .rgba32 ? image : image.converted(to: .rgba32), mask: personMask)
+        for face in faces { work.add(face) }
+        work.addBodySkin()
+        var skin = try work.buffer(work.skin), hair = try work.buffer(work.hair)
+        if refine, !faces.isEmpty {
+            let radius = max(2, min(W, H) / 200)
+            let filter = GuidedFilter(radius: radius, epsilon: 0.004, guide: .color, subsampling: radius >= 4 ? 2 : 1)
+            skin = try filter.filter(skin, guide: image)
+            hair = try filter.filter(hair, guide: image)
+            // The filter may spread a matte past the person; the mask bounds both.
+            try work.bound(&skin, keeping: work.faceArea)
+            try work.bound(&hair, to: work.headArea)
+        }
+        return SemanticMattes(skin: skin, hair: hair, teeth: try work.buffer(work.teeth), glasses: try work.buffer(work.glasses))
+    }
+}
+
+/// The per-pixel state of one ``SemanticMattes/make(image:personMask:faces:refine:)`` call.
+struct Work {
+    let width: Int, height: Int
+    /// RGB, three bytes a pixel, rows tight.
+    var rgb: [UInt8]
+    var person: [UInt8]
+    var skin: [UInt8], hair: [UInt8], teeth: [UInt8], glasses: [UInt8]
+    /// Eyes, brows and lips of every face: never skin.
+    var holes: [Bool]
+    /// The head ellipses above the chin lines: hair never lies elsewhere.
+    var headArea: [Bool]
+    /// The faces' ovals: skin there stands without the person mask (which misses some people in crowds).
+    var faceArea: [Bool]
+    var skinModels: [ColourModel] = []
+
+    init(image: PixelBuffer, mask: PixelBuffer) {
+        width = image.width
+        height = image.height
+        let count = width * height
+        var rgb = [UInt8](repeating: 0, count: count * 3), person = [UInt8](repeating: 0, count: count)
+        let W = width, H = height
+        image.withUnsafeBytes { bytes in
+            let row = image.bytesPerRow()
+            for y in 0..<H {
+                let line = bytes.baseAddress! + y * row
+                for x in 0..<W {
+                    for c in 0..<3 { rgb[(y * W + x) * 3 + c] = line.load(fromByteOffset: x * 4 + c, as: UInt8.self) }
+                }
+            }
+        }
+        mask.withUnsafeBytes { bytes in
+            let row = mask.bytesPerRow()
+            for y in 0..<H {
+                let line = bytes.baseAddress! + y * row
+                for x in 0..<W { person[y * W + x] = line.load(fromByteOffset: x, as: UInt8.self) }
+            }
+        }
+        self.rgb = rgb
+        self.person = person
+        skin = [UInt8](repeating: 0, count: count)
+        hair = skin
+        teeth = skin
+        glasses = skin
+        holes = [Bool](repeating: false, count: count)
+        headArea = holes
+        faceArea = holes
+    }
+
+    func colour(_ i: Int) -> SIMD3<Double> { ColourModel.ycbcr(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]) }
+
+    /// Whether a colour is skin by `model`: chroma close, not in deep shadow, and not much brighter than the face
+    /// (in pale, washed-out photos the chroma alone also takes in white shirts and bright windows).
+    func isSkin(_ c: SIMD3<Double>, _ model: ColourModel) -> Bool {
+        model.chromaDistance(c) < SemanticMattes.skinChroma && c.x > 0.3 * model.median.x
+            && c.x < model.median.x + max(3.5 * model.spread.x, 40)
+    }
+
+    /// Adds one face: its skin, teeth and hair.
+    mutating func add(_ face: FaceRegions) {
+        let W = width, H = height
+        // Face-local labels over the oval's box: 1 oval, 2 eyes and brows, 4 outer lips, 8 inner lips.
+        var labels = [UInt8](repeating: 0, count: W * H)
+        PolygonFill.mark(face.oval, bit: 1, in: &labels, width: W, height: H)
+        for part in face.eyes + face.brows { PolygonFill.mark(part, bit: 2, in: &labels, width: W, height: H) }
+        PolygonFill.mark(face.outerLips, bit: 4, in: &labels, width: W, height: H)
+        PolygonFill.mark(face.innerLips, bit: 8, in: &labels, width: W, height: H)
+        PolygonFill.mark(FaceRegions.grown(face.oval, 1.12), bit: 16, in: &labels, width: W, height: H)
+        var samples: [SIMD3<Double>] = []
+        PolygonFill.spans(face.oval, width: W, height: H) { y, x0, x1 in
+            for x in x0..<x1 {
+                let i = y * W + x
+                faceArea[i] = true
+                if labels[i] & 0b1110 != 0 {
+                    holes[i] = true
+                } else {
+                    skin[i] = 255
+                    samples.append(colour(i))
+                }
+            }
+        }
+        let model = ColourModel(samples: samples, floors: SIMD3(12, 3, 3))
+        if let model { skinModels.append(model) }
+        if face.mouthOpen { addTeeth(face, model: model) }
+        for part in glasses(face) ?? [] {
+            PolygonFill.spans(part, width: W, height: H) { y, x0, x1 in
+                for x in x0..<x1 { glasses[y * W + x] = 255 }
+            }
+        }
+        addHair(face, labels: labels, model: model)
+    }
+
+    private mutating func addTeeth(_ face: FaceRegions, model: ColourModel?) {
+        let W = width, minimumLuma = model.map { 0.55 * $0.median.x } ?? 80
+        PolygonFill.spans(face.innerLips, width: W, height: height) { y, x0, x1 in
+            for x in x0..<x1 {
+                let i = y * W + x
+                let r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2]
+                let high = max(r, g, b), low = min(r, g, b)
+                let saturation = high == 0 ? 0 : Double(high - low) / Double(high)
+                if saturation < 0.38, colour(i).x >= minimumLuma { teeth[i] = 255 }
+            }
+        }
+    }
+
+    /// Hair: the head area's person pixels closer to the colour of the band above the forehead than to the skin,
+    /// and connected to that band.
+    private mutating func addHair(_ face: FaceRegions, labels: [UInt8], model: ColourModel?) {
+        let W = width, H = height
+        let (centre, right, up, across, along) = face.headEllipse
+        let reach = max(across, along) + 1
+        // Clamped as doubles first: a wild mesh must not overflow the conversion.
+        func clamp(_ v: Double, _ limit: Int) -> Int { Int(min(max(v, 0), Double(limit))) }
+        let x0 = clamp(centre.x - reach, W), x1 = clamp(centre.x + reach + 1, W)
+        let y0 = clamp(centre.y - reach, H), y1 = clamp(centre.y + reach + 1, H)
+        guard x0 < x1, y0 < y1 else { return }
+        let bw = x1 - x0, h = face.height
+        // Local state over the ellipse's box: 1 candidate, 2 seed (the band above the forehead), 4 reached.
+        var state = [UInt8](repeating: 0, count: bw * (y1 - y0))
+        var samples: [SIMD3<Double>] = []
+        for y in y0..<y1 {
+            for x in x0..<x1 {
+                let i = y * W + x
+                let p = SIMD2(Double(x) + 0.5, Double(y) + 0.5)
+                guard face.inHeadArea(p) else { continue }
+                headArea[i] = true
+                guard person[i] >= 128, labels[i] & 1 == 0 else { continue }
+                // Below the eyes, the dark band along the jaw is shadow or beard far more often than hair.
+                let above = ((p - face.forehead) * up).sum(), aside = abs(((p - centre) * right).sum())
+                if above < -0.35 * h, labels[i] & 16 != 0 { continue }
+                let k = (y - y0) * bw + (x - x0)
+                state[k] = 1
+                if above > 0.02 * h, above < 0.3 * h, aside < 0.35 * face.width {
+                    state[k] |= 2
+                    samples.append(colour(i))
+                }
+            }
+        }
+        let hairModel = ColourModel(samples: samples, minimum: 60, floors: SIMD3(25, 6, 6))
+        func accepted(_ k: Int) -> Bool {
+            guard state[k] & 1 != 0 else { return false }
+            let c = colour((y0 + k / bw) * W + x0 + k % bw)
+            guard let hairModel else { return model.map { !isSkin(c, $0) } ?? true }
+            let d = hairModel.distance(c)
+            return d < SemanticMattes.hairDistance && model.map { d < $0.distance(c) } ?? true
+        }
+        // Flood from the accepted seeds through accepted pixels (4-connected).
+        var stack = state.indices.filter { state[$0] & 2 != 0 && accepted($0) }
+        for k in stack { state[k] |= 4 }
+        while let k = stack.popLast() {
+            let x = k % bw
+            for n in [x > 0 ? k - 1 : -1, x + 1 < bw ? k + 1 : -1, k - bw, k + bw]
+            where n >= 0 && n < state.count && state[n] & 4 == 0 && accepted(n) {
+                state[n] |= 4
+                stack.append(n)
+            }
+        }
+        for k in state.indices where state[k] & 4 != 0 {
+            let i = (y0 + k / bw) * W + x0 + k % bw
+            hair[i] = max(hair[i], person[i])
+        }
+    }
+
+    /// Skin-coloured pixels of the people by any face's model (none without a face).
+    mutating func addBodySkin() {
+        guard !skinModels.isEmpty else { return }
+        for i in 0..<(width * height) where person[i] >= 64 && skin[i] == 0 && hair[i] == 0 && !holes[i] {
+            let c = colour(i)
+            if skinModels.contains(where: { isSkin(c, $0) }) { skin[i] = person[i] }
+        }
+    }
+
+    /// A one-component 8-bit buffer of `values`.
+    func buffer(_ values: [UInt8]) throws -> PixelBuffer {
+        var out = try PixelBuffer(width: width, height: height, format: .oneComponent8)
+        let row = out.bytesPerRow(), W = width
+        out.withUnsafeMutableBytes { bytes in
+            values.withUnsafeBytes { source in
+                for y in 0..<height { (bytes.baseAddress! + y * row).copyMemory(from: source.baseAddress! + y * W, byteCount: W) }
+            }
+        }
+        return out
+    }
+
+    /// Bounds `matte` by the person mask (the smaller of the two values) except in `kept`, and clears it outside
+    /// `area`, when given.
+    func bound(_ matte: inout PixelBuffer, to area: [Bool]? = nil, keeping kept: [Bool]? = nil) throws {
+        if matte.format != .oneComponent8 { matte = try matte.converted(to: .oneComponent8) }
+        let row = matte.bytesPerRow(), W = width
+        matte.withUnsafeMutableBytes { bytes in
+            for y in 0..<height {
+                let line = (bytes.baseAddress! + y * row).assumingMemoryBound(to: UInt8.self)
+                for x in 0..<W {
+                    let i = y * W + x
+                    let limit = kept.map { $0[i] } ?? false ? 255 : person[i]
+                    line[x] = area.map { $0[i] } ?? true ? min(line[x], limit) : 0
+                }
+            }
+        }
+    }
+}

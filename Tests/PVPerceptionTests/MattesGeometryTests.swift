@@ -1,0 +1,60 @@
+import Foundation
+import PVImaging
+import Testing
+
+@testable import PVPerception
+
+/// The building blocks of the generated mattes: polygon scan conversion and the robust colour model.
+@Suite struct MattesGeometryTests {
+    @Test("a polygon covers exactly the pixels whose centres lie inside it, clipped to the image")
+    func polygonFill() {
+        // A 4 × 3 axis-aligned rectangle from (2, 1) to (6, 4): pixel centres x + 0.5 in 2…6, y + 0.5 in 1…4.
+        var labels = [UInt8](repeating: 0, count: 10 * 8)
+        PolygonFill.mark([SIMD2(2, 1), SIMD2(6, 1), SIMD2(6, 4), SIMD2(2, 4)], bit: 1, in: &labels, width: 10, height: 8)
+        let inside = labels.indices.filter { labels[$0] == 1 }.map { ($0 % 10, $0 / 10) }
+        #expect(inside.count == 12)
+        #expect(inside.allSatisfy { (2..<6).contains($0.0) && (1..<4).contains($0.1) })
+        // Triangles reaching outside the image are clipped, never written out of bounds. This one holds the points
+        // with x + y < 0 only: no pixel centre of the image.
+        var small = [UInt8](repeating: 0, count: 4 * 4)
+        PolygonFill.mark([SIMD2(-10, -10), SIMD2(10, -10), SIMD2(-10, 10)], bit: 2, in: &small, width: 4, height: 4)
+        #expect(small.allSatisfy { $0 == 0 })
+        var corner = [UInt8](repeating: 0, count: 4 * 4)
+        PolygonFill.mark([SIMD2(-10, -10), SIMD2(14, -10), SIMD2(-10, 14)], bit: 4, in: &corner, width: 4, height: 4)
+        // Centres with (x + 0.5) + (y + 0.5) < 4: x + y ≤ 2, i.e. 6 pixels of the 4 × 4 image.
+        #expect(corner.filter { $0 == 4 }.count == 6)
+        // Degenerate polygons fill nothing.
+        var none = [UInt8](repeating: 0, count: 16)
+        PolygonFill.mark([SIMD2(1, 1), SIMD2(3, 3)], bit: 1, in: &none, width: 4, height: 4)
+        PolygonFill.mark([SIMD2(1, 1), SIMD2(.nan, 3), SIMD2(3, 1)], bit: 1, in: &none, width: 4, height: 4)
+        #expect(none.allSatisfy { $0 == 0 })
+        // Huge coordinates are clamped to the image: this square covers all of it.
+        var all = [UInt8](repeating: 0, count: 16)
+        PolygonFill.mark([SIMD2(-1e300, -1e300), SIMD2(1e300, -1e300), SIMD2(1e300, 1e300), SIMD2(-1e300, 1e300)],
+            bit: 1, in: &all, width: 4, height: 4)
+        #expect(all.allSatisfy { $0 == 1 })
+    }
+
+    @Test("the colour model's medians and spreads resist outliers; its floors keep flat samples usable")
+    func colourModel() throws {
+        // 90 samples around (100, 120, 150) and 10 wild ones: the median and spread follow the 90.
+        var samples: [SIMD3<Double>] = []
+        for k in 0..<90 {
+            let luma = 100.0 + Double(k % 9 - 4), cb = 120.0 + Double(k % 5 - 2), cr = 150.0 + Double(k % 3 - 1)
+            samples.append(SIMD3(luma, cb, cr))
+        }
+        samples += Array(repeating: SIMD3<Double>(250, 10, 240), count: 10)
+        let model = try #require(ColourModel(samples: samples, floors: SIMD3(1, 1, 1)))
+        #expect(abs(model.median.x - 100) <= 1 && abs(model.median.y - 120) <= 1 && abs(model.median.z - 150) <= 1)
+        #expect(model.spread.x < 6 && model.spread.y < 4)
+        #expect(model.chromaDistance(SIMD3(30, 120, 150)) < 1e-9, "chroma ignores luma")
+        #expect(model.distance(SIMD3(250, 10, 240)) > 20)
+        let flat = try #require(ColourModel(samples: Array(repeating: SIMD3(50, 128, 128), count: 50), floors: SIMD3(12, 3, 3)))
+        #expect(flat.spread == SIMD3(12, 3, 3))
+        #expect(ColourModel(samples: Array(repeating: SIMD3(50, 128, 128), count: 39), floors: SIMD3(1, 1, 1)) == nil)
+        // BT.601: white is (255, 128, 128), pure red has Cr above 128 and Cb below.
+        let white = ColourModel.ycbcr(255, 255, 255), red = ColourModel.ycbcr(255, 0, 0)
+        #expect(abs(white.x - 255) < 1e-9 && abs(white.y - 128) < 1e-9 && abs(white.z - 128) < 1e-9)
+        #expect(red.z > 200 && red.y < 100)
+    }
+}
