@@ -73,4 +73,50 @@ import Testing
         let tasks = try CLITests.run(["analyze", "--print-tasks"])
         #expect(tasks.stdout.contains("\"bodies3d\":\"bodies3d\""), "\(tasks.stdout)")
     }
+
+    /// A depth map of `metres` everywhere, 128 × 128, as a 16-bit PNG in millimetres or a little-endian PFM.
+    static func depthFile(_ metres: Float, png: Bool) throws -> URL {
+        if png {
+            var map = try PixelBuffer(width: 128, height: 128, format: .oneComponent32Float)
+            let row = map.bytesPerRow()
+            map.withUnsafeMutableBytes { bytes in
+                for y in 0..<128 { for x in 0..<128 { bytes.storeBytes(of: metres * 1000 / 65535, toByteOffset: y * row + 4 * x, as: Float.self) } }
+            }
+            let url = CLITests.scratch("depth-\(metres).png")
+            try ImageEncoder.write(map, to: url, as: .png)
+            return url
+        }
+        var data = Data("Pf\n128 128\n-1.0\n".utf8)
+        for _ in 0..<(128 * 128) { withUnsafeBytes(of: metres.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+        let url = CLITests.scratch("depth-\(metres).pfm")
+        try data.write(to: url)
+        return url
+    }
+
+    static func body3D(_ extra: [String]) throws -> [String: Any] {
+        let r = try CLITests.run(["pose", try TestFiles.installed("astronaut.png").path, "--3d", "--json"] + extra)
+        #expect(r.status == 0, "\(r.stderr)")
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        return try #require((record["bodies3d"] as? [[String: Any]])?.first)
+    }
+
+    @Test func poseMeasuresWithADepthFile() throws {
+        #expect(try Self.body3D([])["heightEstimation"] as? String == "reference")
+        let files = [try Self.depthFile(1.2, png: true), try Self.depthFile(1.2, png: false), try Self.depthFile(0.9, png: false)]
+        let bad = CLITests.scratch("depth-bad.pfm")
+        defer { for url in files + [bad] { try? FileManager.default.removeItem(at: url) } }
+        let png = try Self.body3D(["--depth", files[0].path])
+        let pfm = try Self.body3D(["--depth", files[1].path])
+        let near = try Self.body3D(["--depth", files[2].path])
+        for body in [png, pfm, near] { #expect(body["heightEstimation"] as? String == "measured") }
+        // 1200 mm and 1.2 m are one distance; at three quarters of it, the same picture is a person three quarters
+        // as tall (with the file's assumed 26-mm lens, 1.2 m makes her about 2.3 m tall, 0.9 m about 1.7 m).
+        let h = [png, pfm, near].map { $0["bodyHeight"] as? Double ?? 0 }
+        #expect(abs(h[0] - h[1]) <= 0.01 * h[1], "\(h)")
+        #expect(abs(h[2] / h[1] - 0.75) <= 0.015, "\(h)")
+        // A depth file that is not one, or --depth without --3d, fails.
+        try Data("Pf\n128 128\n-1.0\n1234".utf8).write(to: bad)
+        #expect(try CLITests.run(["pose", try TestFiles.installed("astronaut.png").path, "--3d", "--depth", bad.path]).status != 0)
+        #expect(try CLITests.run(["pose", try TestFiles.installed("astronaut.png").path, "--depth", bad.path]).status != 0)
+    }
 }

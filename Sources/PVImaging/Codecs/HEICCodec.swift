@@ -24,7 +24,7 @@ import PVCore
 //   see ISOBMFFMerge.swift.
 // - Thread safety: separate contexts may be used concurrently (libheif #55: "as long as each
 //   thread works on its own heif_context"). Encoding is serialised anyway: libheif's x265 plugin
-//   picks x265's 8- or 10-bit API through process-wide tables, and concurrent encoders with
+//   picks x265's 8-, 10- or 12-bit API through process-wide tables, and concurrent encoders with
 //   mixed bit depths are unverified. Decoding is not serialised.
 
 private let heifInitialized: Bool = heif_init(nil).code == heif_error_Ok
@@ -267,18 +267,20 @@ enum HEICCodec {
 
     // MARK: Encoding
 
-    /// What to hand libheif: 8-bit RGB/RGBA/grey, or 10-bit grey samples.
+    /// What to hand libheif: 8-bit RGB/RGBA/grey, or deeper grey samples (`bits` 9…12, what x265 codes).
     enum Source {
         case color(PixelBuffer)  // .rgba32
         case gray(PixelBuffer)  // .oneComponent8
-        case gray10(samples: [UInt16], width: Int, height: Int)
+        case grayDeep(samples: [UInt16], width: Int, height: Int, bits: Int)
     }
 
-    /// Encodes one image as a complete HEIC file, optionally with an XMP packet attached to it.
+    /// Encodes one image as a complete HEIC file, optionally with XMP packets attached to it (each its own item),
+    /// lossy at `quality` or, when `lossless`, exactly.
     /// `orientation` makes libheif write `irot`/`imir` properties and `exif` an Exif item (a TIFF
     /// structure); both exist so tests can build files like an iPhone's.
     static func encode(
-        _ source: Source, quality: Int, xmp: String? = nil, orientation: Orientation = .up, exif: [UInt8]? = nil
+        _ source: Source, quality: Int, xmp: [String] = [], orientation: Orientation = .up, exif: [UInt8]? = nil,
+        lossless: Bool = false
     ) throws -> [UInt8] {
         guard (0...100).contains(quality) else {
             throw ImagingError(.invalidArgument, "HEIC quality \(quality) is outside 0…100")
@@ -295,14 +297,16 @@ enum HEICCodec {
         guard let encoder = encoderPointer else { throw ImagingError(.encodingFailed, "libheif has no HEVC encoder") }
         defer { heif_encoder_release(encoder) }
         try check(heif_encoder_set_lossy_quality(encoder, Int32(quality)), "setting the quality")
+        if lossless { try check(heif_encoder_set_lossless(encoder, 1), "asking for lossless coding") }
         guard let options = heif_encoding_options_alloc() else { throw ImagingError(.encodingFailed, "out of memory") }
         defer { heif_encoding_options_free(options) }
         options.pointee.image_orientation = heif_orientation(rawValue: orientation.rawValue)
         var handlePointer: OpaquePointer?
         try check(heif_context_encode_image(context, image, encoder, options, &handlePointer), "encoding")
         defer { heif_image_handle_release(handlePointer) }
-        if let xmp, let handle = handlePointer {
-            let bytes = Array(xmp.utf8)
+        for packet in xmp {
+            guard let handle = handlePointer else { break }
+            let bytes = Array(packet.utf8)
             try check(heif_context_add_XMP_metadata(context, handle, bytes, Int32(bytes.count)), "adding XMP")
         }
         if let exif, let handle = handlePointer {
@@ -322,9 +326,9 @@ enum HEICCodec {
         case .gray(let buffer):
             (width, height) = (buffer.width, buffer.height)
             (colorspace, chroma, channel, depth) = (heif_colorspace_monochrome, heif_chroma_monochrome, heif_channel_Y, 8)
-        case .gray10(_, let w, let h):
+        case .grayDeep(_, let w, let h, let bits):
             (width, height) = (w, h)
-            (colorspace, chroma, channel, depth) = (heif_colorspace_monochrome, heif_chroma_monochrome, heif_channel_Y, 10)
+            (colorspace, chroma, channel, depth) = (heif_colorspace_monochrome, heif_chroma_monochrome, heif_channel_Y, Int32(bits))
         }
         guard width <= 32768, height <= 32768 else {
             throw ImagingError(.invalidArgument, "HEIC encoding is limited to 32768 px per side, not \(width)×\(height)")
@@ -356,7 +360,7 @@ enum HEICCodec {
                         (plane + y * target).update(from: pixels.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * row, count: width)
                     }
                 }
-            case .gray10(let samples, _, _):
+            case .grayDeep(let samples, _, _, _):
                 for y in 0..<height {
                     let line = UnsafeMutableRawPointer(plane + y * target)
                     for x in 0..<width { line.storeBytes(of: samples[y * width + x].littleEndian, toByteOffset: 2 * x, as: UInt16.self) }

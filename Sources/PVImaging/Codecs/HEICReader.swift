@@ -76,8 +76,9 @@ public struct HEICReader: Sendable {
             let (pixels, xmp) = try HEICCodec.diagnosingTruncation(bytes) {
                 try HEICCodec.decodeDepth(bytes, id: id, limits: limits)
             }
+            let others = xmp.filter { DepthXMP(packet: $0) == nil }
             guard let recorded = xmp.lazy.compactMap(DepthXMP.init(packet:)).first else {
-                return HEICDepthMap(values: pixels, kind: .depth, range: nil)
+                return HEICDepthMap(values: pixels, kind: .depth, range: nil, metadata: others)
             }
             var values = pixels
             let low = recorded.range.lowerBound, span = recorded.range.upperBound - recorded.range.lowerBound
@@ -88,7 +89,7 @@ public struct HEICReader: Sendable {
                     for x in 0..<width { line[x] = low + line[x] * span }
                 }
             }
-            return HEICDepthMap(values: values, kind: recorded.kind, range: recorded.range)
+            return HEICDepthMap(values: values, kind: recorded.kind, range: recorded.range, metadata: others)
         }
     }
 }

@@ -90,8 +90,8 @@ public enum ImageEncoder {
     ///   - image: The primary image.
     ///   - quality: 0…100, used for every image in the file.
     ///   - auxiliaryImages: Mattes and other grey images, any size, 8-bit.
-    ///   - depth: A depth or disparity map, stored as a 10-bit ``AuxiliaryImageType/depth`` image
-    ///     with its range in XMP (see ``HEICDepthMap``).
+    ///   - depth: A depth or disparity map, stored losslessly as a 12-bit ``AuxiliaryImageType/depth`` image
+    ///     with its range in XMP (see ``HEICDepthMap``), whatever `quality` says.
     ///   - orientation: How the primary image's pixels are stored (`irot`/`imir`, applied by readers).
     /// - Throws: ``ImagingError`` `.invalidArgument` for alpha-typed auxiliary images, NaN or
     ///   infinite depth, or depth outside its given range; as ``encode(_:as:)`` otherwise.
@@ -121,14 +121,14 @@ public enum ImageEncoder {
         if let depth {
             let (samples, xmp) = try depthSamples(depth)
             let coded = try HEICCodec.encode(
-                .gray10(samples: samples, width: depth.values.width, height: depth.values.height), quality: quality,
-                xmp: xmp.packet)
+                .grayDeep(samples: samples, width: depth.values.width, height: depth.values.height, bits: HEICDepthMap.bits),
+                quality: quality, xmp: [xmp.packet] + depth.metadata, lossless: true)
             auxiliaries.append(.init(file: coded, type: AuxiliaryImageType.depth.rawValue))
         }
         return Data(try HEIFAuxiliaryWriter.merge(primary: file, auxiliaries: auxiliaries))
     }
 
-    /// Maps depth values onto 10-bit codes over their range.
+    /// Maps depth values onto ``HEICDepthMap/bits``-bit codes over their range.
     private static func depthSamples(_ depth: HEICDepthMap) throws -> ([UInt16], DepthXMP) {
         let values = depth.values
         guard values.format == .oneComponent32Float || values.format == .oneComponent16Half else {
@@ -158,7 +158,8 @@ public enum ImageEncoder {
             throw ImagingError(.invalidArgument, "depth value \(outside) is outside the given range \(range)")
         }
         let span = range.upperBound - range.lowerBound
-        let samples = floats.map { span > 0 ? UInt16((($0 - range.lowerBound) / span * 1023).rounded()) : 0 }
+        let top = Float((1 << HEICDepthMap.bits) - 1)
+        let samples = floats.map { span > 0 ? UInt16((($0 - range.lowerBound) / span * top).rounded()) : 0 }
         return (samples, DepthXMP(range: range, kind: depth.kind))
     }
 }

@@ -75,6 +75,13 @@ public struct BodyPose3D: Sendable {
     /// The nearest a root may be placed in front of the camera, metres.
     static let minimumDepth = 0.3
 
+    init(positions: [SIMD3<Double>], height: Double, scale: Double, intrinsics: CameraIntrinsics) {
+        self.positions = positions
+        self.height = height
+        self.scale = scale
+        self.intrinsics = intrinsics
+    }
+
     /// The skeleton of `person` (whose world landmarks and 2-D landmarks are set), or `nil` when the world
     /// landmarks are missing or the skeleton has no length.
     public init?(person: PersonPose, intrinsics: CameraIntrinsics, height: Double = 1.8) {

@@ -50,3 +50,6 @@ public final class CFAllocator: Sendable {
 
 /// The default allocator, as Core Foundation's `kCFAllocatorDefault` (`nil`, as on Apple platforms).
 public let kCFAllocatorDefault: CFAllocator! = nil
+
+/// An error, as Core Foundation's `CFError` (here `NSError`, with its domain, code and user info).
+public typealias CFError = NSError

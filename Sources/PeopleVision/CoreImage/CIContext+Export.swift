@@ -48,10 +48,12 @@ extension CIContext {
     /// over its own extent as 8-bit grey (its red channel) and stored as a HEIC auxiliary image
     /// with Apple's type URN; ``CIImageRepresentationOption/depthImage`` and
     /// ``CIImageRepresentationOption/disparityImage`` store the red channel as a depth map (whose
-    /// values must be finite). ``CIImageRepresentationOption/avPortraitEffectsMatte`` and
+    /// values must be finite), with the description and calibration of the image's ``CIImage/depthData``
+    /// when it has one; ``CIImageRepresentationOption/avDepthData`` stores an ``AVDepthData`` (holes stored as 0),
+    /// losslessly as 12-bit codes over the map's range. ``CIImageRepresentationOption/avPortraitEffectsMatte`` and
     /// ``CIImageRepresentationOption/avSemanticSegmentationMattes`` store AVFoundation matte objects as they are;
-    /// ``CIImageRepresentationOption/avDepthData`` and ``CIImageRepresentationOption/hdrImage`` are
-    /// refused. The file reads back through `CIImage(contentsOf:options:)` with the matching
+    /// ``CIImageRepresentationOption/hdrImage`` is refused. The file reads back through
+    /// `CIImage(contentsOf:options:)` with the matching
     /// auxiliary option.
     /// - Throws: as ``writePNGRepresentation(of:to:format:colorSpace:options:)``.
     public func writeHEIFRepresentation(
@@ -96,7 +98,7 @@ extension CIContext {
         (.hdrGainMapImage, .hdrGainMap),
     ]
     private static let refusedOptions: [CIImageRepresentationOption] = [
-        .avDepthData, .hdrImage,
+        .hdrImage,
     ]
 
     func encode(
@@ -120,10 +122,10 @@ extension CIContext {
         let quality = try Self.quality(options, default: container == .heif ? 0.8 : 0.9)
         let hasAuxiliary =
             Self.matteOptions.contains { options[$0.0] != nil } || options[.depthImage] != nil
-            || options[.disparityImage] != nil || options[.avPortraitEffectsMatte] != nil
+            || options[.disparityImage] != nil || options[.avDepthData] != nil || options[.avPortraitEffectsMatte] != nil
             || options[.avSemanticSegmentationMattes] != nil
         if let refused = Self.refusedOptions.first(where: { options[$0] != nil }) {
-            throw CoreImageFailure.make(.invalidOption, "option \(refused.rawValue) is not supported (there is no AVFoundation here)")
+            throw CoreImageFailure.make(.invalidOption, "option \(refused.rawValue) is not supported here")
         }
         if container == .jpeg, hasAuxiliary {
             throw CoreImageFailure.make(.invalidOption, "auxiliary images can only be embedded in HEIF here; use writeHEIFRepresentation")
@@ -160,22 +162,37 @@ extension CIContext {
                     auxiliaries.append(HEICAuxiliaryImage(type: type, pixels: grey))
                 }
                 auxiliaries += try Self.matteObjects(options, besides: auxiliaries.map(\.type))
-                var depth: HEICDepthMap?
-                for (option, kind) in [(CIImageRepresentationOption.depthImage, HEICDepthMap.Kind.depth), (.disparityImage, .disparity)] {
-                    guard let value = options[option] else { continue }
-                    guard depth == nil else {
-                        throw CoreImageFailure.make(.invalidOption, "give either a depth image or a disparity image, not both")
-                    }
-                    let map = try Self.auxiliaryImage(value, option)
-                    let values = try renderPixels(map, rect: exportRect(map), layout: .one(.red, .float), unpremultiply: false)
-                    depth = HEICDepthMap(values: values, kind: kind)
-                }
+                let depth = try Self.depthMap(options) { try renderPixels($0, rect: exportRect($0), layout: .one(.red, .float), unpremultiply: false) }
                 return try ImageEncoder.encodeHEIC(
                     pixels, quality: Int((quality * 100).rounded()), auxiliaryImages: auxiliaries, depth: depth)
             }
         } catch let error as ImagingError {
             throw CoreImageFailure.make(.encodingFailed, "encoding failed: \(error.message)", underlying: error)
         }
+    }
+
+    /// The depth map the options give: ``CIImageRepresentationOption/avDepthData`` (an ``AVDepthData``, with its
+    /// description and calibration), or a depth or disparity `CIImage` rendered by `render` (with the description
+    /// of its ``CIImage/depthData`` when it has one). At most one of the three.
+    private static func depthMap(
+        _ options: [CIImageRepresentationOption: Any], render: (CIImage) throws -> PixelBuffer
+    ) throws -> HEICDepthMap? {
+        let given = [CIImageRepresentationOption.avDepthData, .depthImage, .disparityImage].filter { options[$0] != nil }
+        guard let option = given.first else { return nil }
+        guard given.count == 1 else {
+            throw CoreImageFailure.make(.invalidOption, "give one of avDepthData, depthImage and disparityImage, not several")
+        }
+        if option == .avDepthData {
+            guard let data = options[option] as? AVDepthData else {
+                throw CoreImageFailure.make(.invalidOption, "option \(option.rawValue) needs an AVDepthData, not \(type(of: options[option]!))")
+            }
+            return try data.heicDepthMap()
+        }
+        let image = try auxiliaryImage(options[option]!, option)
+        let kind: HEICDepthMap.Kind = option == .depthImage ? .depth : .disparity
+        var map = HEICDepthMap(values: try render(image), kind: kind)
+        if let described = image.depthData { map.metadata = try described.heicDepthMap().metadata }
+        return map
     }
 
     /// Writes atomically, mapping failures to `CocoaError(.fileWriteUnknown)`.

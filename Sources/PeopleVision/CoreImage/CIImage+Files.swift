@@ -16,7 +16,8 @@ extension CIImage {
     ///   ``CIImageOption/auxiliaryHDRGainMap``) set to `true` returns that auxiliary image of a
     ///   HEIC file instead of the main image — mattes as grey images of their own size, depth and
     ///   disparity as half-float grey images (converted between the two, `1/x`, when the file
-    ///   stores the other) — or nil when the file has none. Auxiliary images in JPEG files are
+    ///   stores the other) whose ``CIImage/depthData`` holds the map with its description and
+    ///   camera calibration — or nil when the file has none. Auxiliary images in JPEG files are
     ///   not read (nil).
     /// - ``CIImageOption/applyOrientationProperty`` `true` turns the pixels upright by the file's
     ///   EXIF orientation; by default they are left as stored, as on Apple platforms (HEIC
@@ -71,10 +72,13 @@ enum ImageLoader {
         }
         let wantsDepth = boolOption(options[.auxiliaryDepth]), wantsDisparity = boolOption(options[.auxiliaryDisparity])
         if wantsDepth || wantsDisparity {
-            guard let reader = try? HEICReader(data: data), let map = try? reader.depthMap(),
-                let values = depthValues(map, asDisparity: !wantsDepth)
-            else { return nil }
-            return (values, ImageFileInfo(properties: given ?? dimensions(values)))
+            guard let reader = try? HEICReader(data: data), let read = try? AVDepthData.read(from: reader) else { return nil }
+            let depth = read.converting(
+                toDepthDataType: wantsDepth ? kCVPixelFormatType_DepthFloat16 : kCVPixelFormatType_DisparityFloat16)
+            let values = depth.depthDataMap.pixelBuffer
+            var info = ImageFileInfo(properties: given ?? dimensions(values))
+            info.depthData = depth
+            return (values, info)
         }
         let orient = boolOption(options[.applyOrientationProperty])
         guard let decoded = try? ImageDecoder.decode(data: data, options: ImageDecoder.Options(applyOrientation: orient))
@@ -88,20 +92,5 @@ enum ImageLoader {
 
     private static func dimensions(_ pixels: PixelBuffer) -> [String: Any] {
         ["PixelWidth": pixels.width, "PixelHeight": pixels.height]
-    }
-
-    /// Depth or disparity values as half floats, converting between the two when needed.
-    private static func depthValues(_ map: HEICDepthMap, asDisparity: Bool) -> PixelBuffer? {
-        var values = map.values
-        if (map.kind == .disparity) != asDisparity, values.format == .oneComponent32Float {
-            let row = values.bytesPerRow(), width = values.width, height = values.height
-            values.withUnsafeMutableBytes { bytes in
-                for y in 0..<height {
-                    let line = (bytes.baseAddress! + y * row).assumingMemoryBound(to: Float.self)
-                    for x in 0..<width { line[x] = 1 / line[x] }
-                }
-            }
-        }
-        return try? values.converted(to: .oneComponent16Half)
     }
 }

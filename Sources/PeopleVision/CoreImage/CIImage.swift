@@ -199,6 +199,8 @@ struct ImageFileInfo: Sendable {
     var properties: Properties?
     /// The file the image was read from.
     var url: URL?
+    /// The depth data the image was made from or read with (``CIImage/depthData``).
+    var depthData: AVDepthData?
     /// The matte the image shows, when it was made from one or read with a matte option.
     var semanticSegmentationMatte: AVSemanticSegmentationMatte?
     var portraitEffectsMatte: AVPortraitEffectsMatte?

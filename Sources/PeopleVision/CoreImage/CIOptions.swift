@@ -47,8 +47,8 @@ public struct CIImageOption: RawRepresentable, Hashable, Sendable {
 ///
 /// Raw values are the Objective-C symbol names. The `…Image` keys take a ``CIImage`` that is
 /// rendered (its own extent, as one-component 8-bit; depth and disparity as float) and stored
-/// as a HEIC auxiliary image. The `av…` matte keys take AVFoundation matte objects; ``avDepthData``
-/// and the HDR keys are declared so code compiles but are refused at export.
+/// as a HEIC auxiliary image. The `av…` matte keys take AVFoundation matte objects and ``avDepthData`` an
+/// ``AVDepthData``; the HDR keys are declared so code compiles but are refused at export.
 public struct CIImageRepresentationOption: RawRepresentable, Hashable, Sendable {
     /// The key's string (the Objective-C symbol's name).
     public let rawValue: String
@@ -57,7 +57,7 @@ public struct CIImageRepresentationOption: RawRepresentable, Hashable, Sendable 
     /// A key from its string.
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
-    /// `kCIImageRepresentationAVDepthData` (not supported: throws at export).
+    /// `kCIImageRepresentationAVDepthData`: an ``AVDepthData`` stored as the file's depth (HEIF only).
     public static let avDepthData = CIImageRepresentationOption("kCIImageRepresentationAVDepthData")
     /// `kCIImageRepresentationDepthImage`: a depth `CIImage` (its red channel, in meters).
     public static let depthImage = CIImageRepresentationOption("kCIImageRepresentationDepthImage")

@@ -29,6 +29,8 @@ public final class CGImageDestination: @unchecked Sendable {
     private var image: (CGImage, [String: Any])?
     private var properties: [String: Any]
     private var finalized = false
+    /// Auxiliary data to store with the image, by ImageIO type (``CGImageDestinationAddAuxiliaryDataInfo(_:_:_:)``).
+    private var auxiliary: [(type: String, info: [AnyHashable: Any])] = []
 
     init(target: Target, type: ImageIOType, options: [String: Any]) {
         self.target = target
@@ -42,14 +44,23 @@ public final class CGImageDestination: @unchecked Sendable {
 
     func set(_ given: [String: Any]) { lock.withLock { properties.merge(given) { $1 } } }
 
+    func addAuxiliary(_ type: String, _ info: [AnyHashable: Any]) {
+        lock.withLock {
+            guard !finalized else { return }
+            auxiliary.removeAll { $0.type == type }
+            auxiliary.append((type, info))
+        }
+    }
+
     /// Encodes and writes once; false when there is no image, it was already finalized, or writing fails.
     func finalize() -> Bool {
-        let pending: (CGImage, [String: Any])? = lock.withLock {
+        let pending: (CGImage, [String: Any], [(type: String, info: [AnyHashable: Any])])? = lock.withLock {
             guard !finalized else { return nil }
             finalized = true
-            return image.map { ($0.0, properties.merging($0.1) { $1 }) }
+            return image.map { ($0.0, properties.merging($0.1) { $1 }, auxiliary) }
         }
-        guard let (image, properties) = pending, let encoded = try? encode(image.buffer, properties) else { return false }
+        guard let (image, properties, auxiliary) = pending, let encoded = try? encode(image.buffer, properties, auxiliary)
+        else { return false }
         switch target {
         case .url(let url):
             return (try? writeAtomically(encoded, to: url)) != nil
@@ -59,7 +70,9 @@ public final class CGImageDestination: @unchecked Sendable {
         }
     }
 
-    private func encode(_ pixels: PixelBuffer, _ properties: [String: Any]) throws -> Data {
+    private func encode(
+        _ pixels: PixelBuffer, _ properties: [String: Any], _ auxiliary: [(type: String, info: [AnyHashable: Any])]
+    ) throws -> Data {
         var quality: Double?
         if let raw = properties[kCGImageDestinationLossyCompressionQuality.rawValue] {
             guard let q = numberValue(raw), (0...1).contains(q) else {
@@ -73,6 +86,15 @@ public final class CGImageDestination: @unchecked Sendable {
                 throw ImagingError(.invalidArgument, "kCGImagePropertyOrientation must be 1…8")
             }
             orientation = o
+        }
+        if !auxiliary.isEmpty {
+            guard type.format == .heic else {
+                throw ImagingError(.invalidArgument, "auxiliary data is written in HEIC files only here")
+            }
+            let (mattes, depth) = try AuxiliaryData.heicImages(auxiliary)
+            return try ImageEncoder.encodeHEIC(
+                pixels, quality: Int(((quality ?? 0.8) * 100).rounded()), auxiliaryImages: mattes, depth: depth,
+                orientation: orientation)
         }
         let format: ImageEncoder.Format
         switch type.format {
@@ -114,11 +136,23 @@ public func CGImageDestinationSetProperties(_ idst: CGImageDestination, _ proper
     idst.set(cfStringKeyed(properties))
 }
 
+/// Adds auxiliary data to store with the image, as ImageIO's `CGImageDestinationAddAuxiliaryDataInfo`: a depth or
+/// disparity map (``kCGImageAuxiliaryDataTypeDepth``, ``kCGImageAuxiliaryDataTypeDisparity``; the dictionary
+/// ``AVDepthData/dictionaryRepresentation(forAuxiliaryDataType:)`` returns, or one built as it is, its
+/// ``kCGImageAuxiliaryDataInfoMetadata`` stored beside it) or a matte (`kCVPixelFormatType_OneComponent8` data).
+/// Written in HEIC files only (finalizing another type fails); a second dictionary of one type replaces the first.
+/// A malformed dictionary makes ``CGImageDestinationFinalize(_:)`` fail.
+public func CGImageDestinationAddAuxiliaryDataInfo(
+    _ idst: CGImageDestination, _ auxiliaryImageDataType: CFString, _ auxiliaryDataInfoDictionary: CFDictionary
+) {
+    idst.addAuxiliary(auxiliaryImageDataType, auxiliaryDataInfoDictionary)
+}
+
 /// Encodes and writes the image, as ImageIO's `CGImageDestinationFinalize`.
 ///
 /// Returns false when no image was added, the destination was already finalized, a property is
-/// invalid (quality outside 0…1, orientation outside 1…8, an orientation for WebP) or the file
-/// cannot be written; a file is written atomically, so a failure never leaves part of one.
+/// invalid (quality outside 0…1, orientation outside 1…8, an orientation for WebP), auxiliary data is
+/// malformed or given for a type other than HEIC, or the file cannot be written; a file is written atomically, so a failure never leaves part of one.
 public func CGImageDestinationFinalize(_ idst: CGImageDestination) -> Bool { idst.finalize() }
 
 /// The type identifiers a destination can write, as ImageIO's `CGImageDestinationCopyTypeIdentifiers`.

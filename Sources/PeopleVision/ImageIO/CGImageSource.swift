@@ -132,16 +132,25 @@ public func CGImageSourceCopyProperties(_ isrc: CGImageSource, _ options: CFDict
 /// carry them here).
 ///
 /// The dictionary holds ``kCGImageAuxiliaryDataInfoData`` (the pixels, rows packed without padding)
-/// and ``kCGImageAuxiliaryDataInfoDataDescription`` (`Width`, `Height`, `BytesPerRow` and
-/// `PixelFormat`: `kCVPixelFormatType_OneComponent8` for mattes, `kCVPixelFormatType_DepthFloat32`
-/// or `kCVPixelFormatType_DisparityFloat32` for depth, converted `1/x` when the file stores the other).
+/// and ``kCGImageAuxiliaryDataInfoDataDescription`` (``kCGImagePropertyWidth``, ``kCGImagePropertyHeight``,
+/// ``kCGImagePropertyBytesPerRow`` and ``kCGImagePropertyPixelFormat``: `kCVPixelFormatType_OneComponent8` for
+/// mattes, `kCVPixelFormatType_DepthFloat32` or `kCVPixelFormatType_DisparityFloat32` for depth, converted `1/x`
+/// when the file stores the other). Depth and disparity also carry ``kCGImageAuxiliaryDataInfoMetadata``, their
+/// description (a ``CGImageMetadata``) that ``AVDepthData/init(fromDictionaryRepresentation:)`` reads.
 public func CGImageSourceCopyAuxiliaryDataInfoAtIndex(_ isrc: CGImageSource, _ index: Int, _ auxiliaryImageDataType: CFString)
     -> CFDictionary?
 {
-    guard let info = isrc.header(at: index), info.format == .heic, let reader = try? HEICReader(data: isrc.data),
-        let (pixels, format) = AuxiliaryData.pixels(reader, type: auxiliaryImageDataType)
+    guard let info = isrc.header(at: index), info.format == .heic, let reader = try? HEICReader(data: isrc.data) else { return nil }
+    if auxiliaryImageDataType == kCGImageAuxiliaryDataTypeDepth || auxiliaryImageDataType == kCGImageAuxiliaryDataTypeDisparity {
+        guard let depth = try? AVDepthData.read(from: reader) else { return nil }
+        let wantsDepth = auxiliaryImageDataType == kCGImageAuxiliaryDataTypeDepth
+        return depth.converting(toDepthDataType: wantsDepth ? kCVPixelFormatType_DepthFloat32 : kCVPixelFormatType_DisparityFloat32)
+            .dictionaryRepresentation(forAuxiliaryDataType: nil)
+    }
+    guard let matte = AuxiliaryData.mattes[auxiliaryImageDataType], let read = try? reader.auxiliaryImage(matte),
+        let pixels = try? read.converted(to: .oneComponent8)
     else { return nil }
-    let rowLength = pixels.width * pixels.format.bytesPerPixel, stride = pixels.bytesPerRow()
+    let rowLength = pixels.width, stride = pixels.bytesPerRow()
     var bytes = Data(count: rowLength * pixels.height)
     bytes.withUnsafeMutableBytes { out in
         pixels.withUnsafeBytes { source in
@@ -151,13 +160,14 @@ public func CGImageSourceCopyAuxiliaryDataInfoAtIndex(_ isrc: CGImageSource, _ i
         }
     }
     let description: [CFString: Any] = [
-        "Width": NSNumber(value: pixels.width), "Height": NSNumber(value: pixels.height),
-        "BytesPerRow": NSNumber(value: rowLength), "PixelFormat": NSNumber(value: format),
+        kCGImagePropertyWidth: NSNumber(value: pixels.width), kCGImagePropertyHeight: NSNumber(value: pixels.height),
+        kCGImagePropertyBytesPerRow: NSNumber(value: rowLength),
+        kCGImagePropertyPixelFormat: NSNumber(value: kCVPixelFormatType_OneComponent8),
     ]
     return [kCGImageAuxiliaryDataInfoData: bytes, kCGImageAuxiliaryDataInfoDataDescription: description] as [CFString: Any]
 }
 
-/// Reading auxiliary images for ``CGImageSourceCopyAuxiliaryDataInfoAtIndex(_:_:_:)``.
+/// The auxiliary image types of ImageIO and the HEIC types they are stored as.
 enum AuxiliaryData {
     static let mattes: [CFString: AuxiliaryImageType] = [
         kCGImageAuxiliaryDataTypePortraitEffectsMatte: .portraitEffectsMatte,
@@ -167,28 +177,6 @@ enum AuxiliaryData {
         kCGImageAuxiliaryDataTypeSemanticSegmentationGlassesMatte: .glassesMatte,
         kCGImageAuxiliaryDataTypeSemanticSegmentationSkyMatte: .skyMatte,
     ]
-
-    /// The auxiliary image's pixels and Core Video format, or nil.
-    static func pixels(_ reader: HEICReader, type: CFString) -> (PixelBuffer, OSType)? {
-        if let matte = mattes[type] {
-            guard let pixels = try? reader.auxiliaryImage(matte), let grey = try? pixels.converted(to: .oneComponent8) else { return nil }
-            return (grey, kCVPixelFormatType_OneComponent8)
-        }
-        let wantsDepth = type == kCGImageAuxiliaryDataTypeDepth
-        guard wantsDepth || type == kCGImageAuxiliaryDataTypeDisparity, let map = try? reader.depthMap(),
-            var values = try? map.values.converted(to: .oneComponent32Float)
-        else { return nil }
-        if (map.kind == .depth) != wantsDepth {
-            let row = values.bytesPerRow(), width = values.width, height = values.height
-            values.withUnsafeMutableBytes { bytes in
-                for y in 0..<height {
-                    let line = (bytes.baseAddress! + y * row).assumingMemoryBound(to: Float.self)
-                    for x in 0..<width { line[x] = 1 / line[x] }
-                }
-            }
-        }
-        return (values, wantsDepth ? kCVPixelFormatType_DepthFloat32 : kCVPixelFormatType_DisparityFloat32)
-    }
 }
 
 extension CGImage {

@@ -51,6 +51,17 @@ public let kCGImageAuxiliaryDataTypeSemanticSegmentationSkyMatte: CFString =
 public let kCGImageAuxiliaryDataInfoData: CFString = "kCGImageAuxiliaryDataInfoData"
 /// An auxiliary image's layout (`Width`, `Height`, `BytesPerRow`, `PixelFormat`).
 public let kCGImageAuxiliaryDataInfoDataDescription: CFString = "kCGImageAuxiliaryDataInfoDataDescription"
+/// An auxiliary image's description (a ``CGImageMetadata``): for depth, its accuracy, filtering, quality and
+/// camera calibration.
+public let kCGImageAuxiliaryDataInfoMetadata: CFString = "kCGImageAuxiliaryDataInfoMetadata"
+/// An auxiliary image's pixel format (a Core Video `OSType`), in a data description.
+public let kCGImagePropertyPixelFormat: CFString = "PixelFormat"
+/// An auxiliary image's width in pixels, in a data description.
+public let kCGImagePropertyWidth: CFString = "Width"
+/// An auxiliary image's height in pixels, in a data description.
+public let kCGImagePropertyHeight: CFString = "Height"
+/// An auxiliary image's row length in bytes, in a data description.
+public let kCGImagePropertyBytesPerRow: CFString = "BytesPerRow"
 
 /// The file formats ImageIO names by uniform type identifier that this library reads and writes.
 struct ImageIOType {

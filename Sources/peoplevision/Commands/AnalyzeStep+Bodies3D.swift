@@ -30,7 +30,8 @@ enum Body3DRecords {
         (.leftAnkle, "leftAnkle"), (.rightAnkle, "rightAnkle"),
     ]
 
-    /// `[{"bodyHeight", "joints": {name: [x, y, z]}, "cameraDistance"}]`: joints relative to the root, in camera axes.
+    /// `[{"bodyHeight", "heightEstimation", "joints": {name: [x, y, z]}, "cameraDistance"}]`: joints relative to the
+    /// root, in camera axes; `heightEstimation` is `measured` (from depth) or `reference` (1.8 m).
     static func records(_ bodies: [VNHumanBodyPose3DObservation]) throws -> [[String: Any]] {
         try bodies.map { body in
             let root = try body.cameraRelativePosition(.root).columns.3
@@ -40,7 +41,10 @@ enum Body3DRecords {
                 joints[key] = [Double(p.x), Double(p.y), Double(p.z)]
             }
             let distance = (root.x * root.x + root.y * root.y + root.z * root.z).squareRoot()
-            return ["bodyHeight": Double(body.bodyHeight), "joints": joints, "cameraDistance": Double(distance)]
+            return [
+                "bodyHeight": Double(body.bodyHeight), "joints": joints, "cameraDistance": Double(distance),
+                "heightEstimation": body.heightEstimation == .measured ? "measured" : "reference",
+            ]
         }
     }
 

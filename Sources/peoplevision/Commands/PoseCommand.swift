@@ -12,7 +12,7 @@ struct PoseCommand: ParsableCommand {
             Runs VNDetectHumanBodyPoseRequest and VNDetectHumanRectanglesRequest (upper-body and full-body boxes). \
             --json prints one JSON object in the evaluation harness's format (normalized coordinates, lower-left \
             origin, Vision's joint names) plus "humanRectangles"; otherwise a summary per person. --overlay draws \
-            the skeletons and boxes on the image. --3d adds VNDetectHumanBodyPose3DRequest: the most prominent person's             17 joints in metres ("bodies3d" in JSON, relative to the root, x right, y up, z toward the camera; drawn             in yellow, projected).
+            the skeletons and boxes on the image. --3d adds VNDetectHumanBodyPose3DRequest: the most prominent person's             17 joints in metres ("bodies3d" in JSON, relative to the root, x right, y up, z toward the camera; drawn             in yellow, projected). With depth (a HEIC's own, or --depth FILE: a 16-bit grey PNG in millimetres or a             PFM in metres, upright like the photo, any resolution of its aspect ratio) the person is measured:             "heightEstimation" says "measured", else "reference" (1.8 m).
             """)
 
     @Argument(help: "The input image (JPEG, PNG, HEIC, WebP).") var image: String
@@ -20,8 +20,10 @@ struct PoseCommand: ParsableCommand {
     @Option(help: "Write the image with the skeletons drawn on it (.png).") var overlay: String?
     @Flag(help: "Ignore EXIF orientation (analyse the pixels as stored).") var ignoreOrientation = false
     @Flag(name: .customLong("3d"), help: "Also the most prominent person's 3-D pose (17 joints, metres).") var threeD = false
+    @Option(help: "A depth map for --3d: 16-bit grey PNG (millimetres) or PFM (metres).") var depth: String?
 
     func validate() throws {
+        if depth != nil, !threeD { throw ValidationError("--depth is used by the 3-D pose: add --3d") }
         if let overlay, URL(fileURLWithPath: overlay).pathExtension.lowercased() != "png" {
             throw ValidationError("the overlay is written as PNG: give a path ending in .png")
         }
@@ -29,7 +31,12 @@ struct PoseCommand: ParsableCommand {
 
     func run() throws {
         let url = URL(fileURLWithPath: image)
-        let handler = ignoreOrientation ? VNImageRequestHandler(url: url, orientation: .up) : VNImageRequestHandler(url: url)
+        let handler: VNImageRequestHandler
+        if let depth {
+            handler = try DepthInput.handler(photo: url, depth: try DepthInput.read(depth), ignoringOrientation: ignoreOrientation)
+        } else {
+            handler = ignoreOrientation ? VNImageRequestHandler(url: url, orientation: .up) : VNImageRequestHandler(url: url)
+        }
         let bodies = VNDetectHumanBodyPoseRequest()
         let upper = VNDetectHumanRectanglesRequest()
         let full = VNDetectHumanRectanglesRequest()
@@ -59,9 +66,10 @@ struct PoseCommand: ParsableCommand {
             for body in found3D {
                 let root = try body.cameraRelativePosition(.root).columns.3
                 let wrists = try [VNHumanBodyPose3DObservation.JointName.leftWrist, .rightWrist].map { try body.recognizedPoint($0).position.columns.3 }
-                print(String(format: "  3D: root %.2f m from the camera (x %+.2f y %+.2f z %+.2f), height %.2f m (reference); "
+                print(String(format: "  3D: root %.2f m from the camera (x %+.2f y %+.2f z %+.2f), height %.2f m (%@); "
                     + "wrists at (%+.2f, %+.2f, %+.2f) and (%+.2f, %+.2f, %+.2f) m from the root",
                     (root.x * root.x + root.y * root.y + root.z * root.z).squareRoot(), root.x, root.y, root.z, body.bodyHeight,
+                    body.heightEstimation == .measured ? "measured" : "reference",
                     wrists[0].x, wrists[0].y, wrists[0].z, wrists[1].x, wrists[1].y, wrists[1].z))
             }
         }

@@ -19,6 +19,19 @@ final class HandlerImage: @unchecked Sendable {
     /// video processor performs the requests.
     var sequence: (state: SequenceState, timestamp: Int64)?
 
+    /// Reads the depth that goes with the image (given to the handler, or in its file), for ``sceneDepth()``.
+    var depthLoader: (@Sendable () -> SceneDepth?)?
+    /// ``sceneDepth()``'s result once read: `.some(nil)` when there is none.
+    private let depth = Mutex<SceneDepth??>(nil)
+
+    /// The depth that goes with the image, read on first use; nil when there is none or it cannot be used.
+    func sceneDepth() -> SceneDepth? {
+        if let known = depth.withLock({ $0 }) { return known }
+        let loaded = depthLoader?()
+        depth.withLock { $0 = .some(loaded) }
+        return loaded
+    }
+
     /// The analysis of each region of interest requests asked for (the last four): the work the requests share.
     private let analyses = Mutex<[(roi: CGRect, analysis: ImageAnalysis)]>([])
 

@@ -30,6 +30,18 @@ extension VNImageRequestHandler {
     ) {
         self.init(source: .sampleBuffer(sampleBuffer), orientation: orientation, options: options, frameTime: sampleBuffer.visionTimeRange)
     }
+
+    /// A camera frame with the depth captured with it, as Vision's
+    /// `VNImageRequestHandler(cmSampleBuffer:depthData:orientation:options:)`: the depth is used as
+    /// ``init(cvPixelBuffer:depthData:orientation:options:)`` describes.
+    public convenience init(
+        cmSampleBuffer sampleBuffer: CMSampleBuffer, depthData: AVDepthData, orientation: CGImagePropertyOrientation,
+        options: [VNImageOption: Any] = [:]
+    ) {
+        self.init(
+            source: .sampleBuffer(sampleBuffer), orientation: orientation, options: options, frameTime: sampleBuffer.visionTimeRange,
+            depthData: depthData)
+    }
 }
 
 extension CMSampleBuffer {

@@ -40,6 +40,8 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     /// nil: use the file's own EXIF orientation (URL and data sources).
     private let orientation: CGImagePropertyOrientation?
     private let options: [VNImageOption: Any]
+    /// Depth given with the image (`init(cvPixelBuffer:depthData:…)`, `init(cmSampleBuffer:depthData:…)`).
+    private let depthData: AVDepthData?
     private let prepared = Mutex<HandlerImage?>(nil)
     private let reduced = Mutex<HandlerImage?>(nil)
     private let frameStamp = Mutex<Int64?>(nil)
@@ -50,12 +52,14 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     var sequence: SequenceState?
 
     init(
-        source: Source, orientation: CGImagePropertyOrientation?, options: [VNImageOption: Any], frameTime: CMTimeRange? = nil
+        source: Source, orientation: CGImagePropertyOrientation?, options: [VNImageOption: Any], frameTime: CMTimeRange? = nil,
+        depthData: AVDepthData? = nil
     ) {
         self.source = source
         self.orientation = orientation
         self.options = options
         self.frameTime = frameTime
+        self.depthData = depthData
     }
 
     /// A video frame's pixels, upright, shown at `time`.
@@ -103,6 +107,20 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         cvPixelBuffer pixelBuffer: CVPixelBuffer, orientation: CGImagePropertyOrientation, options: [VNImageOption: Any] = [:]
     ) {
         self.init(source: .pixels(pixelBuffer.pixelBuffer), orientation: orientation, options: options)
+    }
+
+    /// A `CVPixelBuffer` with the depth captured with it, as Vision's
+    /// `VNImageRequestHandler(cvPixelBuffer:depthData:orientation:options:)`.
+    ///
+    /// The depth map is taken to be stored as the pixels are (`orientation` turns both upright) and to cover
+    /// the same field of view at any resolution of the same aspect ratio. ``VNDetectHumanBodyPose3DRequest`` then
+    /// measures the person (``VNHumanBodyPose3DObservation/HeightEstimation/measured``), with the depth data's
+    /// camera calibration for intrinsics unless `VNImageOption.cameraIntrinsics` is given.
+    public convenience init(
+        cvPixelBuffer pixelBuffer: CVPixelBuffer, depthData: AVDepthData, orientation: CGImagePropertyOrientation,
+        options: [VNImageOption: Any] = [:]
+    ) {
+        self.init(source: .pixels(pixelBuffer.pixelBuffer), orientation: orientation, options: options, depthData: depthData)
     }
 
     /// A `CIImage` (rendered once, over its extent, which must be finite).
@@ -175,6 +193,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
                 context.focalLength35mm = focal
                 context.frameTime = frameTime
                 context.sequence = sequenceFrame()
+                context.depthLoader = depthLoader()
                 reduced.withLock { $0 = context }
                 return context
             }
@@ -184,6 +203,7 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         context.focalLength35mm = focal
         context.frameTime = frameTime
         context.sequence = sequenceFrame()
+        context.depthLoader = depthLoader()
         prepared.withLock { $0 = context }
         return context
     }
@@ -204,6 +224,25 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         let time = max(1, stamp)
         frameStamp.withLock { $0 = time }
         return (sequence, time)
+    }
+
+    /// Reads the depth that goes with the image: the depth data given, else a HEIC file's own.
+    private func depthLoader() -> @Sendable () -> SceneDepth? {
+        let given = depthData, orientation = orientation, source = source
+        return {
+            if let given { return SceneDepth(given, storedIn: orientation ?? .up) }
+            switch source {
+            case .url, .data:
+                guard let data = try? Self.encoded(source), (try? ImageFormat(sniffing: data)) == .heic,
+                    let reader = try? HEICReader(data: data), let read = try? AVDepthData.read(from: reader)
+                else { return nil }
+                // The file's own orientation is applied to its depth as to its pixels (HEIC's by the decoder); one
+                // given to the handler says how both are stored.
+                return SceneDepth(read, storedIn: orientation ?? .up)
+            case .pixels, .ciImage, .sampleBuffer:
+                return nil
+            }
+        }
     }
 
     /// The bytes of an encoded source (a file is read once, here), nil for pixel sources.

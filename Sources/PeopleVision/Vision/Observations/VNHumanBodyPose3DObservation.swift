@@ -92,9 +92,10 @@ open class VNRecognizedPoints3DObservation: VNObservation, @unchecked Sendable {
 /// - **camera space** (``cameraRelativePosition(_:)``): origin at the camera, same axes (the camera looks along −z);
 /// - ``cameraOriginMatrix``: the camera in model space (a translation: the skeleton's axes are the camera's).
 ///
-/// Joint transforms carry no rotation. ``bodyHeight`` is Vision's reference height, 1.8 m
+/// Joint transforms carry no rotation. Without depth, ``bodyHeight`` is Vision's reference height, 1.8 m
 /// (``heightEstimation`` `.reference`): the skeleton is scaled to it, so distances to the camera are those of a
-/// 1.8-m person. ``pointInImage(_:)`` projects through the handler's camera intrinsics
+/// 1.8-m person. With depth it is measured (`.measured`) and the skeleton stands at the measured distance
+/// (``VNDetectHumanBodyPose3DRequest`` says how). ``pointInImage(_:)`` projects through the handler's camera intrinsics
 /// (`VNImageOption.cameraIntrinsics`) or, without them, the file's EXIF 35 mm-equivalent focal length, else a 26
 /// mm-equivalent lens (a phone's main camera).
 public final class VNHumanBodyPose3DObservation: VNRecognizedPoints3DObservation, @unchecked Sendable {
@@ -187,17 +188,18 @@ public final class VNHumanBodyPose3DObservation: VNRecognizedPoints3DObservation
     /// The size of the region the skeleton's camera coordinates are for (pixels; for ``pointInImage(_:)``).
     private let region: (width: Double, height: Double)
 
-    /// The body height, metres: exactly 1.8 with ``HeightEstimation/reference``.
+    /// The body height, metres: exactly 1.8 with ``HeightEstimation/reference``, measured from depth with
+    /// ``HeightEstimation/measured``.
     public let bodyHeight: Float
     /// How ``bodyHeight`` was found.
     public let heightEstimation: HeightEstimation
 
     init(skeleton: BodyPose3D, region: (width: Double, height: Double), confidence: VNConfidence,
-         requestRevision: Int) {
+         heightEstimation: HeightEstimation = .reference, requestRevision: Int) {
         self.skeleton = skeleton
         self.region = region
         bodyHeight = Float(skeleton.height)
-        heightEstimation = .reference
+        self.heightEstimation = heightEstimation
         let root = Self.camera(skeleton.position(.root))
         let model = Dictionary(uniqueKeysWithValues: JointName.all.map { ($0.0, Self.camera(skeleton.position($0.1)) - root) })
         let points = JointName.all.map { name, _ -> VNRecognizedPoint3D in

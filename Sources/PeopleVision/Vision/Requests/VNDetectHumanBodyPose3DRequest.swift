@@ -21,9 +21,22 @@ import PVPerception
 /// from the pose landmarker's world landmarks (metres, MediaPipe's GHUM model), mapped and placed in front of the
 /// camera as the engine's `BodyPose3D` documents and ``VNHumanBodyPose3DObservation`` describes. At most one observation,
 /// always with all 17 joints. Camera intrinsics come from the handler's `VNImageOption.cameraIntrinsics` (a
-/// `matrix_float3x3`, or `Data` holding one, in pixels of the image), else from the file's EXIF 35 mm-equivalent
-/// focal length (`FocalLengthIn35mmFilm`, which phones write), else a 26 mm-equivalent lens is assumed. Depth
-/// input is not supported: the height is always the 1.8-m reference.
+/// `matrix_float3x3`, or `Data` holding one, in pixels of the image), else from the camera calibration of the
+/// handler's depth data, else from the file's EXIF 35 mm-equivalent focal length (`FocalLengthIn35mmFilm`, which
+/// phones write), else a 26 mm-equivalent lens is assumed.
+///
+/// **Depth.** With depth — given to the handler (`init(cvPixelBuffer:depthData:orientation:options:)`,
+/// `init(cmSampleBuffer:depthData:orientation:options:)`) or in the HEIC file it reads — the person is measured:
+/// each confidently placed joint is back-projected along its ray to the depth measured there, and the skeleton
+/// scaled about the camera until its joints lie at those depths (the median ratio), so it stands at the measured
+/// distance with the height that implies (``VNHumanBodyPose3DObservation/HeightEstimation/measured``). The depth
+/// measured is the body's surface, a few centimetres in front of the joints. Depth of
+/// ``AVDepthData/Accuracy/relative`` accuracy is not used (it is right in order, not in metres). Where fewer than
+/// four joints have a valid depth (NaN, infinite, zero or negative values, joints outside the map), the map's
+/// aspect ratio is not the image's, or the height found is not a person's (outside 0.5…3 m), the request falls back
+/// to the 1.8-m reference height (``VNHumanBodyPose3DObservation/HeightEstimation/reference``), as Apple documents
+/// for images without depth; it does not fail.
+///
 /// Reused on frames, the request does not smooth its results.
 public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked Sendable {
     /// The most prominent person, or none.
@@ -67,8 +80,15 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
         let analysis = try image.analysis(of: regionOfInterest)
         let region = analysis.image
         let origin = image.pixelRect(for: regionOfInterest)
-        var intrinsics = try Self.intrinsics(
-            image.options[.cameraIntrinsics], width: image.image.width, height: image.image.height, focalLength35mm: image.focalLength35mm)
+        let depth = image.sceneDepth()
+        var intrinsics: CameraIntrinsics
+        if image.options[.cameraIntrinsics] == nil, let calibrated = depth?.intrinsics(width: image.image.width, height: image.image.height) {
+            intrinsics = calibrated
+        } else {
+            intrinsics = try Self.intrinsics(
+                image.options[.cameraIntrinsics], width: image.image.width, height: image.image.height,
+                focalLength35mm: image.focalLength35mm)
+        }
         intrinsics.cx -= Double(origin.x)
         intrinsics.cy -= Double(origin.y)
         var people = try analysis.people(multiScale: false)
@@ -76,12 +96,21 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
         if let (sequence, time) = image.sequence { people = sequence.smoothed(people, for: self, timestamp: time) }
         let prominence = people.map { Self.prominence($0, width: region.width, height: region.height) }
         guard let best = prominence.indices.max(by: { prominence[$0] < prominence[$1] }), prominence[best] > 0,
-            let skeleton = BodyPose3D(person: people[best], intrinsics: intrinsics)
+            var skeleton = BodyPose3D(person: people[best], intrinsics: intrinsics)
         else { return [] }
+        var estimation = VNHumanBodyPose3DObservation.HeightEstimation.reference
+        if let depth,
+            let measured = skeleton.measured(
+                person: people[best], depth: depth.map, origin: (Double(origin.x), Double(origin.y)),
+                imageWidth: image.image.width, imageHeight: image.image.height)
+        {
+            skeleton = measured
+            estimation = .measured
+        }
         return [
             VNHumanBodyPose3DObservation(
                 skeleton: skeleton, region: (Double(region.width), Double(region.height)),
-                confidence: Float(min(1, max(0, people[best].presence))), requestRevision: revision)
+                confidence: Float(min(1, max(0, people[best].presence))), heightEstimation: estimation, requestRevision: revision)
         ]
     }
 

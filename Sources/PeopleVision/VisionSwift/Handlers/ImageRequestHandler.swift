@@ -43,17 +43,29 @@ public final class ImageRequestHandler: Sendable {
         self.init(engine: VNImageRequestHandler(ciImage: image, orientation: orientation ?? .up))
     }
 
-    /// A `CVPixelBuffer` whose pixels have the given orientation (nil: `.up`). Depth data is not supported here:
-    /// the `depthData` parameter of Apple's initializer is left out.
-    public convenience init(_ pixelBuffer: CVPixelBuffer, orientation: CGImagePropertyOrientation? = nil) {
-        self.init(engine: VNImageRequestHandler(cvPixelBuffer: pixelBuffer, orientation: orientation ?? .up))
+    /// A `CVPixelBuffer` whose pixels have the given orientation (nil: `.up`), with the depth captured with it if
+    /// any: ``DetectHumanBodyPose3DRequest`` then measures the person, as
+    /// ``VNImageRequestHandler/init(cvPixelBuffer:depthData:orientation:options:)`` describes.
+    public convenience init(
+        _ pixelBuffer: CVPixelBuffer, depthData: AVDepthData? = nil, orientation: CGImagePropertyOrientation? = nil
+    ) {
+        if let depthData {
+            self.init(engine: VNImageRequestHandler(cvPixelBuffer: pixelBuffer, depthData: depthData, orientation: orientation ?? .up))
+        } else {
+            self.init(engine: VNImageRequestHandler(cvPixelBuffer: pixelBuffer, orientation: orientation ?? .up))
+        }
     }
 
-    /// A camera or video frame (its image buffer) whose pixels have the given orientation (nil: `.up`); the
-    /// observations carry the frame's time. Depth data is not supported here: the `depthData` parameter of Apple's
-    /// initializer is left out.
-    public convenience init(_ sampleBuffer: CMSampleBuffer, orientation: CGImagePropertyOrientation? = nil) {
-        self.init(engine: VNImageRequestHandler(cmSampleBuffer: sampleBuffer, orientation: orientation ?? .up))
+    /// A camera or video frame (its image buffer) whose pixels have the given orientation (nil: `.up`), with the
+    /// depth captured with it if any; the observations carry the frame's time.
+    public convenience init(
+        _ sampleBuffer: CMSampleBuffer, depthData: AVDepthData? = nil, orientation: CGImagePropertyOrientation? = nil
+    ) {
+        if let depthData {
+            self.init(engine: VNImageRequestHandler(cmSampleBuffer: sampleBuffer, depthData: depthData, orientation: orientation ?? .up))
+        } else {
+            self.init(engine: VNImageRequestHandler(cmSampleBuffer: sampleBuffer, orientation: orientation ?? .up))
+        }
     }
 
     /// Performs one request and returns its result.

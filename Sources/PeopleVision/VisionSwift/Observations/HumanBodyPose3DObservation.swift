@@ -52,7 +52,7 @@ public struct HumanBodyPose3DObservation: VisionObservation {
     public enum EstimationTechnique: Sendable, Hashable, Codable {
         /// From depth data.
         case measured
-        /// The reference height, 1.8 m (always, here: no depth data is used).
+        /// The reference height, 1.8 m (the image came without usable depth).
         case reference
     }
 
