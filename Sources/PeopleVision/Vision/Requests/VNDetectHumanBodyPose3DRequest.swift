@@ -37,7 +37,8 @@ import PVPerception
 /// to the 1.8-m reference height (``VNHumanBodyPose3DObservation/HeightEstimation/reference``), as Apple documents
 /// for images without depth; it does not fail.
 ///
-/// Reused on frames, the request does not smooth its results.
+/// Performed on the frames of a sequence (``VNSequenceRequestHandler``, ``VNVideoProcessor``), its joints are smoothed
+/// over time with MediaPipe's video-mode filters.
 public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked Sendable {
     /// The most prominent person, or none.
     public var results: [VNHumanBodyPose3DObservation]? { storedResults as? [VNHumanBodyPose3DObservation] }
