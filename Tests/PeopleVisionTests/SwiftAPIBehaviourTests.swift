@@ -146,12 +146,28 @@ struct SwiftAPIBehaviourTests {
         #expect(completed.withLock { $0 } == 1)
     }
 
+    /// Every result of `tasks` concurrent tasks each calling `numbers` `performsEach` times.
+    static func results(
+        tasks: Int, performsEach: Int, _ numbers: @escaping @Sendable () async throws -> [Double]
+    ) async throws -> [[Double]] {
+        try await withThrowingTaskGroup(of: [[Double]].self) { group in
+            for _ in 0..<tasks {
+                group.addTask {
+                    var mine: [[Double]] = []
+                    for _ in 0..<performsEach { mine.append(try await numbers()) }
+                    return mine
+                }
+            }
+            return try await group.reduce(into: [[Double]]()) { $0 += $1 }
+        }
+    }
+
     @Test("8 tasks × 10 performs give the single-task results")
     func concurrentPerforms() async throws {
         let image = try #require(CIImage(contentsOf: try TestFiles.installed("astronaut.png")))
         let context = CIContext()
         let cgImage = try #require(context.createCGImage(image, from: image.extent))
-        func numbers() async throws -> [Double] {
+        @Sendable func numbers() async throws -> [Double] {
             var request = DetectHumanRectanglesRequest()
             request.upperBodyOnly = false
             let (faces, people) = try await ImageRequestHandler(cgImage).perform(DetectFaceLandmarksRequest(), request)
@@ -159,16 +175,7 @@ struct SwiftAPIBehaviourTests {
         }
         let alone = try await numbers()
         #expect(alone.count > 100)
-        let results = try await withThrowingTaskGroup(of: [[Double]].self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    var mine: [[Double]] = []
-                    for _ in 0..<10 { mine.append(try await numbers()) }
-                    return mine
-                }
-            }
-            return try await group.reduce(into: [[Double]]()) { $0 += $1 }
-        }
+        let results = try await Self.results(tasks: 8, performsEach: 10, numbers)
         #expect(results.count == 80)
         #expect(results.allSatisfy { $0 == alone })
     }
@@ -178,22 +185,13 @@ struct SwiftAPIBehaviourTests {
         let image = try #require(CIImage(contentsOf: try TestFiles.installed("astronaut.png")))
         let small = image.transformed(by: CGAffineTransform(scaleX: 0.5, y: 0.5))
         let cgImage = try #require(CIContext().createCGImage(small, from: small.extent))
-        func numbers() async throws -> [Double] {
+        @Sendable func numbers() async throws -> [Double] {
             let (boxes, landmarks) = try await ImageRequestHandler(cgImage).perform(DetectFaceRectanglesRequest(), DetectFaceLandmarksRequest())
             return boxes.flatMap(Flat.face) + landmarks.flatMap(Flat.face)
         }
         let alone = try await numbers()
         #expect(alone.count > 100)
-        let results = try await withThrowingTaskGroup(of: [[Double]].self) { group in
-            for _ in 0..<8 {
-                group.addTask {
-                    var mine: [[Double]] = []
-                    for _ in 0..<100 { mine.append(try await numbers()) }
-                    return mine
-                }
-            }
-            return try await group.reduce(into: [[Double]]()) { $0 += $1 }
-        }
+        let results = try await Self.results(tasks: 8, performsEach: 100, numbers)
         #expect(results.count == 800)
         #expect(results.allSatisfy { $0 == alone })
     }

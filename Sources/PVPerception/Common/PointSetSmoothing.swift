@@ -32,12 +32,12 @@ package struct PointSetSmoothing: Sendable {
         for (index, points) in sets.enumerated() {
             let kind = kinds?[index] ?? 0
             let box = Self.box(points)
-            let candidates = free.filter { tracks[$0].kind == kind && tracks[$0].filters.count == 3 * points.count }
-            let best = candidates.max { tracks[$0].box.intersectionOverUnion(with: box) < tracks[$1].box.intersectionOverUnion(with: box) }
             var track: Track
-            if let best, tracks[best].box.intersectionOverUnion(with: box) > Self.minimumOverlap {
+            if let best = TrackMatching.claim(
+                box, from: &free, minimumOverlap: Self.minimumOverlap, boxOf: { tracks[$0].box },
+                eligible: { tracks[$0].kind == kind && tracks[$0].filters.count == 3 * points.count })
+            {
                 track = tracks[best]
-                free.removeAll { $0 == best }
             } else {
                 track = Track(box: box, kind: kind, filters: Array(repeating: Self.filter, count: 3 * points.count))
             }

@@ -30,11 +30,9 @@ package struct PoseSmoothing: Sendable {
         var out: [PersonPose] = []
         for person in people {
             let box = person.landmarkBoundingBox
-            let best = free.max { tracks[$0].box.intersectionOverUnion(with: box) < tracks[$1].box.intersectionOverUnion(with: box) }
             var track: Track
-            if let best, tracks[best].box.intersectionOverUnion(with: box) > Self.minimumOverlap {
+            if let best = TrackMatching.claim(box, from: &free, minimumOverlap: Self.minimumOverlap, boxOf: { tracks[$0].box }) {
                 track = tracks[best]
-                free.removeAll { $0 == best }
             } else {
                 let n = person.landmarks.count
                 track = Track(

@@ -70,6 +70,21 @@ public struct CGBitmapInfo: OptionSet, Sendable, Hashable {
     var alphaInfo: CGImageAlphaInfo? { CGImageAlphaInfo(rawValue: rawValue & Self.alphaInfoMask.rawValue) }
     /// The byte order these bits hold.
     var byteOrder: CGImageByteOrderInfo? { CGImageByteOrderInfo(rawValue: rawValue & Self.byteOrderMask.rawValue) }
+
+    /// Where red, green, blue and alpha (or the skipped byte) sit in a 4-byte pixel of 8-bit components: in the
+    /// logical order R, G, B, A (alpha or skip last) or A, R, G, B (first), bytes reversed in 32-bit little-endian
+    /// order. Nil when these bits have no alpha or skip byte, or hold an unknown value.
+    var fourByteOffsets: (red: Int, green: Int, blue: Int, alpha: Int)? {
+        guard let alphaInfo, let byteOrder else { return nil }
+        var offsets: [Int]
+        switch alphaInfo {
+        case .premultipliedLast, .last, .noneSkipLast: offsets = [0, 1, 2, 3]
+        case .premultipliedFirst, .first, .noneSkipFirst: offsets = [1, 2, 3, 0]
+        case .none, .alphaOnly: return nil
+        }
+        if byteOrder == .order32Little { offsets = offsets.map { 3 - $0 } }
+        return (offsets[0], offsets[1], offsets[2], offsets[3])
+    }
 }
 
 /// How images are resampled when drawn at another size, as Core Graphics' `CGInterpolationQuality`.

@@ -36,6 +36,8 @@ struct BitmapLayout {
     let red: Int, green: Int, blue: Int
     /// The alpha byte, nil when the pixel has none (or skips it).
     let alpha: Int?
+    /// The skipped byte of an RGBX or XRGB pixel, nil otherwise.
+    let skipped: Int?
     let isGrey: Bool
     let isAlphaOnly: Bool
     let info: CGBitmapInfo
@@ -43,32 +45,23 @@ struct BitmapLayout {
     /// The layout Core Graphics accepts for these parameters, or nil for a combination it rejects (non-premultiplied
     /// alpha, 24-bit RGB, components other than 8 bits): Core Graphics refuses the same combinations.
     init?(bitsPerComponent: Int, space: CGColorSpace?, info: CGBitmapInfo) {
-        guard bitsPerComponent == 8, !info.contains(.floatComponents), let alphaInfo = info.alphaInfo,
-              let order = info.byteOrder
+        guard bitsPerComponent == 8, !info.contains(.floatComponents), let alphaInfo = info.alphaInfo, info.byteOrder != nil
         else { return nil }
         self.info = info
-        let little = order == .order32Little
         if alphaInfo == .alphaOnly {
-            (bytesPerPixel, red, green, blue, alpha, isGrey, isAlphaOnly) = (1, 0, 0, 0, 0, true, true)
+            (bytesPerPixel, red, green, blue, alpha, skipped, isGrey, isAlphaOnly) = (1, 0, 0, 0, 0, nil, true, true)
             return
         }
         switch space?.model {
         case .monochrome?:
             guard alphaInfo == .none else { return nil }
-            (bytesPerPixel, red, green, blue, alpha, isGrey, isAlphaOnly) = (1, 0, 0, 0, nil, true, false)
+            (bytesPerPixel, red, green, blue, alpha, skipped, isGrey, isAlphaOnly) = (1, 0, 0, 0, nil, nil, true, false)
         case .rgb?:
-            let last: Bool
-            switch alphaInfo {
-            case .premultipliedLast, .noneSkipLast: last = true
-            case .premultipliedFirst, .noneSkipFirst: last = false
-            default: return nil
-            }
-            // Logical order R, G, B, A (last) or A, R, G, B (first); 32-bit little-endian reverses the bytes.
-            var offsets = last ? [0, 1, 2, 3] : [1, 2, 3, 0]
-            if little { offsets = offsets.map { 3 - $0 } }
+            // Straight alpha (`last`, `first`) is refused, as by Core Graphics.
+            guard alphaInfo != .last, alphaInfo != .first, let o = info.fourByteOffsets else { return nil }
             let hasAlpha = alphaInfo == .premultipliedLast || alphaInfo == .premultipliedFirst
-            (bytesPerPixel, red, green, blue) = (4, offsets[0], offsets[1], offsets[2])
-            (alpha, isGrey, isAlphaOnly) = (hasAlpha ? offsets[3] : nil, false, false)
+            (bytesPerPixel, red, green, blue) = (4, o.red, o.green, o.blue)
+            (alpha, skipped, isGrey, isAlphaOnly) = (hasAlpha ? o.alpha : nil, hasAlpha ? nil : o.alpha, false, false)
         default:
             return nil
         }
@@ -91,11 +84,9 @@ struct BitmapLayout {
         } else {
             (p[red], p[green], p[blue]) = (byte(c.r), byte(c.g), byte(c.b))
             // A skipped byte is written as opaque, as Core Graphics leaves it.
-            if alpha == nil { p[Self.skipped(red, green, blue)] = 255 }
+            if let skipped { p[skipped] = 255 }
         }
     }
-
-    private static func skipped(_ a: Int, _ b: Int, _ c: Int) -> Int { 6 - a - b - c }
 }
 
 /// Core Graphics' blend modes on premultiplied colours (the PDF blend modes and Porter–Duff operators).

@@ -99,18 +99,14 @@ extension CGImage {
     private static func unpacker(
         bitsPerPixel: Int, space: CGColorSpace, info: CGBitmapInfo
     ) -> ((UnsafePointer<UInt8>, UnsafeMutablePointer<UInt8>) -> Void)? {
-        guard let alphaInfo = info.alphaInfo, let order = info.byteOrder, !info.contains(.floatComponents) else { return nil }
+        guard let alphaInfo = info.alphaInfo, info.byteOrder != nil, !info.contains(.floatComponents) else { return nil }
         switch (bitsPerPixel, space.model, alphaInfo) {
         case (8, .monochrome, .none): return { s, d in d[0] = s[0] }
         case (24, .rgb, .none): return { s, d in (d[0], d[1], d[2], d[3]) = (s[0], s[1], s[2], 255) }
         case (32, .rgb, _):
-            let last = [.premultipliedLast, .last, .noneSkipLast].contains(alphaInfo)
-            guard last || [.premultipliedFirst, .first, .noneSkipFirst].contains(alphaInfo) else { return nil }
-            var offsets = last ? [0, 1, 2, 3] : [1, 2, 3, 0]
-            if order == .order32Little { offsets = offsets.map { 3 - $0 } }
+            guard let (r, g, b, a) = info.fourByteOffsets else { return nil }
             let hasAlpha = ![.noneSkipLast, .noneSkipFirst].contains(alphaInfo)
             let premultiplied = alphaInfo == .premultipliedLast || alphaInfo == .premultipliedFirst
-            let (r, g, b, a) = (offsets[0], offsets[1], offsets[2], offsets[3])
             return { s, d in
                 let alpha = hasAlpha ? s[a] : 255
                 func straight(_ v: UInt8) -> UInt8 {
