@@ -15,7 +15,7 @@ build: bootstrap
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 release: bootstrap
-	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	$(SWIFT) build -c release $(SWIFT_FLAGS) --product peoplevision
 
 # The photo greeting: the astronaut in front of the rocket, written to out/greeting.jpg.
 demo: release

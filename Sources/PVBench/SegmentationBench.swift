@@ -23,7 +23,9 @@ package struct SegmentationBench: ParsableArguments {
             the JPEG decode is included. fast is compared with model_selection=1 (landscape), balanced with \
             model_selection=0 (general), accurate with model_selection=1, though ours does more (pose-model \
             masks and a guided-filter refinement at the image's size; fast and balanced also run the pose \
-            detector). A new request per call (no temporal smoothing). Greeting rows: end to end as \
+            detector). Matte rows: PVGenerateMattesRequest with every matte (skin, hair, teeth, glasses and the \
+            portrait effects matte), against our own accurate mask of the same image in the same run (no peer \
+            makes such mattes). A new request per call (no temporal smoothing). Greeting rows: end to end as \
             'peoplevision greet' does it (decode photo and background, segment, blendWithRedMask, JPEG 0.9 to a \
             file) vs the same in Python (cv2.imread, process, numpy blend, cv2.imencode, file write). The \
             sample-code row runs Apple's photo-greeting sample as Examples/PhotoGreeting has it (Vision reads \
@@ -101,6 +103,13 @@ package struct SegmentationBench: ParsableArguments {
                         try Self.segment(VNImageRequestHandler(url: file), quality)
                     })
                 }
+                log("ours: every matte at \(size.width)×\(size.height)")
+                ours["mattes \(size.width)x\(size.height) buffer"] = median(try measure(warmup: warmup, iterations: iterations) {
+                    try Self.mattes(VNImageRequestHandler(cvPixelBuffer: buffer))
+                })
+                ours["mattes \(size.width)x\(size.height) file"] = median(try measure(warmup: warmup, iterations: iterations) {
+                    try Self.mattes(VNImageRequestHandler(url: file))
+                })
             }
             for quality in greeted {
                 log("ours: greeting 1080p (\(quality.rawValue))")
@@ -151,6 +160,10 @@ package struct SegmentationBench: ParsableArguments {
                 row("segment \(quality.rawValue) \(label)", fromBuffer, String(format: "%.1f", fromFile),
                     peerOp + (quality == .accurate ? " (ours does more)" : ""), try theirs(op, size))
             }
+            // Measured against our own accurate mask of the same run: no peer makes these mattes.
+            row("mattes \(label) (skin, hair, teeth, glasses, portrait)", ours("mattes \(size.width)x\(size.height) buffer"),
+                String(format: "%.1f", ours("mattes \(size.width)x\(size.height) file")), "ours: segment accurate \(label) (above)",
+                ours("accurate \(size.width)x\(size.height) buffer"))
         }
 
         let peerGreeting = try theirs("greeting", Self.sizes[1]), peerVideo = try theirs("video_greeting", Self.sizes[1])
@@ -216,6 +229,13 @@ package struct SegmentationBench: ParsableArguments {
         request.outputPixelFormat = kCVPixelFormatType_OneComponent8
         try handler.perform([request])
         guard request.results?.first?.pixelBuffer != nil else { throw BenchError("no mask was produced") }
+    }
+
+    /// Every matte `PVGenerateMattesRequest` makes, on a new request each call.
+    static func mattes(_ handler: VNImageRequestHandler) throws {
+        let request = PVGenerateMattesRequest()
+        try handler.perform([request])
+        guard request.results?.count == 5 else { throw BenchError("the mattes request did not make five mattes") }
     }
 
     /// The file decoded once into a 32BGRA buffer, as an app holding camera frames would have it.

@@ -1,12 +1,23 @@
 import Foundation
 import PVThreads
 
-/// Long synchronous work (a whole perform: decoding and every model run) for async callers, on a thread of its own
-/// (``PVThreads/DedicatedThread``) instead of a thread of Swift's cooperative pool, which has one thread per core and
-/// would otherwise be held for seconds per call. Starting a thread costs tens of microseconds, nothing beside the
-/// models.
+/// Long synchronous work (a whole perform: decoding and every model run) for async callers, on a thread of
+/// ``PVThreads/ThreadReserve`` instead of a thread of Swift's cooperative pool, which has one thread per core and
+/// would otherwise be held for seconds per call. The reserve keeps its threads parked between calls, so a call costs
+/// a wake-up, not a thread start.
 package enum BlockingWork {
-    /// Runs `body` on a new thread and returns its result (or rethrows its error) to the waiting task.
+    /// Runs `body` on a thread of the shared reserve and returns its result (or rethrows its error) to the waiting
+    /// task.
+    package static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            ThreadReserve.shared.run {
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+
+    /// Runs `body` on a new thread named `name`, for work that lasts long (a whole video), and returns its result
+    /// (or rethrows its error) to the waiting task.
     package static func run<T: Sendable>(named name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             DedicatedThread.start(named: name) {

@@ -118,7 +118,7 @@ public final class ImageRequestHandler: Sendable {
         return try await withTaskCancellationHandler {
             try Task.checkCancellation()
             do {
-                return try await BlockingWork.run(named: "ImageRequestHandler") { [engine] in
+                return try await BlockingWork.run { [engine] in
                     try stop.run {
                         try Self.performSynchronously(
                             requests, on: engine, handler: self, stopAtFirstError: stopAtFirstError,
