@@ -23,9 +23,12 @@ def comparable(record):
     return {k: v for k, v in record.items() if k not in IGNORED}
 
 
+MASK_KEYS = ("segmentation", "instances")
+
+
 def mask_names(record):
-    """The mask files a record names (values ending in .png: `segmentation`, `instances`)."""
-    return sorted(v for v in record.values() if isinstance(v, str) and v.endswith(".png"))
+    """The mask files a record names (the PNG file names of `segmentation` and `instances`)."""
+    return sorted(record[k] for k in MASK_KEYS if isinstance(record.get(k), str) and record[k].endswith(".png"))
 
 
 def same_bytes(a, b):
