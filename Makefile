@@ -34,14 +34,16 @@ check-self-tests:
 	scripts/check-sizes --self-test
 	scripts/surface-coverage --self-test
 	scripts/robustness-set --self-test
+	scripts/check-k8s --self-test
 
 # A few thousand inputs per fuzz target (Fuzz/README.md), sanitized build included.
 fuzz-smoke:
 	Fuzz/run 3000
 
-# Imports against the layer rules of Documentation/Architecture.md; files over 600 lines, functions over 100.
+# Imports against the layer rules of Documentation/Architecture.md; files over 600 lines, functions over 100; the
+# Kubernetes example's manifests, Dockerfile and Job sharding (Examples/Kubernetes/README.md).
 check:
-	@status=0; scripts/check-layers || status=1; scripts/check-sizes || status=1; exit $$status
+	@status=0; scripts/check-layers || status=1; scripts/check-sizes || status=1; scripts/check-k8s || status=1; exit $$status
 
 # How much of Apple's API that Vision people apps touch the package provides (README, "Porting an app").
 coverage:
