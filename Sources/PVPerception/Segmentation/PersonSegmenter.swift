@@ -157,7 +157,8 @@ public final class PersonSegmenter: Sendable {
         /// The same without the guide statistics (``refine(_:guide:as:)`` then computes them again), for keeping:
         /// they take several times the memory of the rest.
         package func droppingGuideStatistics() -> Fusion {
-            var kept = Fusion(imageWidth: imageWidth, imageHeight: imageHeight, factor: factor, fused: fused, statistics: nil, people: people)
+            var kept = Fusion(
+                imageWidth: imageWidth, imageHeight: imageHeight, factor: factor, fused: fused, statistics: nil, people: people)
             kept.followed = followed
             return kept
         }
@@ -188,7 +189,9 @@ public final class PersonSegmenter: Sendable {
         let selfieBranchDone = Flag()
         let (found, (selfie, statistics, selfieOnGrid)) = try both(
             {
-                if let following, let followed = try self.people(in: image, following: following, runs: runs) { return (people: followed, followed: true) }
+                if let following, let followed = try self.people(in: image, following: following, runs: runs) {
+                    return (people: followed, followed: true)
+                }
                 return (people: try self.people(in: image, otherCoreFree: selfieBranchDone, runs: runs), followed: false)
             },
             {
