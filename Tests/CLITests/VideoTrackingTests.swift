@@ -51,9 +51,11 @@ struct VideoTrackingTests {
         let following = try Self.analyze(input, ["--requests", "segmentation,bodies", "--tracking"])
         #expect((detecting.runs["pose_detection"] ?? 0) >= 20, "\(detecting.runs)")
         #expect((following.runs["pose_detection"] ?? 0) * 4 <= detecting.runs["pose_detection"] ?? 0, "\(following.runs)")
-        // The mask and the body requests share the frame's landmark runs: at most one per person and frame beyond
-        // the detected frames' (here one person, and the segmenter may run its own on the detected frames).
-        #expect((following.runs["pose_landmark_full"] ?? 0) <= 20 + 2 * 2, "\(following.runs)")
+        // On a followed frame the mask and the body request share her one landmark run (the same ROI): 18 such
+        // frames. The two detected frames (0 and 15) may each find a weaker second "person" in the background, and
+        // the body search and the mask's own detection pass may place their ROIs apart: at most 4 runs each. Without
+        // the sharing, the followed frames alone would take 36.
+        #expect((following.runs["pose_landmark_full"] ?? 0) <= 18 + 2 * 4, "\(following.runs)")
         #expect(following.lines.allSatisfy { $0["segmentation"] != nil && AnalyzeVideoTests.noses($0).count == 1 })
     }
 
@@ -67,7 +69,11 @@ struct VideoTrackingTests {
             let r = try CLITests.run(["greet", input.path, "--background", "#00ff00", "-o", output.path] + extra)
             try #require(r.status == 0 && r.stdout.contains("16 frames"), "\(r.stdout) \(r.stderr)")
         }
-        // Frame by frame, the share of pixels whose greeting differs (green backdrop vs person) stays small.
+        // Frame by frame, the share of pixels whose greeting differs (green backdrop in one, person in the other)
+        // stays small. She covers 31 % of the frame (200 × 200 of 480 × 270): a mask that lost her, or added a
+        // second person of her size, would change far more than 5 % of it. The same person's outline may move by a
+        // few pixels: a followed person's landmark region comes from her previous landmarks, not from a detection,
+        // and her pose mask decides inside that region.
         let a = try VideoReader(url: outputs[0]), b = try VideoReader(url: outputs[1])
         var frames = 0
         while let (x, _) = try a.nextFrame(), let (y, _) = try b.nextFrame() {
@@ -79,7 +85,7 @@ struct VideoTrackingTests {
                     }
                 }
             }
-            #expect(Double(differing) / Double(x.width * x.height) < 0.01, "frame \(frames): \(differing) pixels differ")
+            #expect(Double(differing) / Double(x.width * x.height) < 0.05, "frame \(frames): \(differing) pixels differ")
             frames += 1
         }
         #expect(frames == 16)
