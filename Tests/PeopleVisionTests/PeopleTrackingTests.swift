@@ -2,6 +2,7 @@ import Foundation
 import PVImaging
 import PVTestSupport
 import PeopleVision
+import Synchronization
 import Testing
 
 /// A sequence handler that follows its people keeps finding them where they are, without the detectors.
@@ -49,6 +50,55 @@ struct PeopleTrackingTests {
         // The nose follows the drift: 4 px a frame.
         if let first = followed.first?.first, let last = followed.last?.first {
             #expect(abs((last.x - first.x) - 76) < 12)
+        }
+    }
+}
+
+/// A video processor that follows its people (`tracksPeople`) finds the people one that detects on every frame finds.
+@Suite("Tracking people in video files")
+struct VideoProcessorTrackingTests {
+    /// 24 frames of the astronaut (240 px) drifting right 4 px a frame over a grey 640 × 360 frame, 24 fps.
+    static func clip() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pv-tracking-\(UUID().uuidString).mp4")
+        let person = try ImageDecoder.decode(contentsOf: try TestFiles.installed("astronaut.png")).pixels
+            .converted(to: .rgba32).resized(width: 240, height: 240)
+        let writer = try VideoWriter(url: url, width: 640, height: 360, framesPerSecond: 24)
+        for k in 0..<24 { try writer.append(try person.pasted(onto: 640, 360, at: [(100 + 4 * k, 60)], fill: 90), at: Double(k) / 24) }
+        try writer.finish()
+        return url
+    }
+
+    /// Per frame (by time), the noses of the bodies found.
+    static func noses(_ video: URL, tracking: Bool) throws -> [Double: [CGPoint]] {
+        let processor = VNVideoProcessor(url: video)
+        processor.tracksPeople = tracking
+        let found = Mutex<[Double: [CGPoint]]>([:])
+        let request = VNDetectHumanBodyPoseRequest { request, _ in
+            let bodies = (request as? VNDetectHumanBodyPoseRequest)?.results ?? []
+            guard let time = bodies.first?.timeRange.start.seconds else { return }
+            let noses = bodies.compactMap { try? $0.recognizedPoint(.nose).location }.map { CGPoint(x: $0.x * 640, y: $0.y * 360) }
+            found.withLock { $0[(time * 24).rounded()] = noses }
+        }
+        try processor.addRequest(request, processingOptions: VNVideoProcessor.RequestProcessingOptions())
+        try processor.analyze(CMTimeRange(start: .zero, end: .indefinite))
+        return found.withLock { $0 }
+    }
+
+    @Test("the same person on every frame, where detection puts her")
+    func samePeople() throws {
+        let video = try Self.clip()
+        defer { try? FileManager.default.removeItem(at: video) }
+        let detected = try Self.noses(video, tracking: false)
+        let followed = try Self.noses(video, tracking: true)
+        #expect(detected.count == 24 && followed.count == 24, "\(detected.count) and \(followed.count) frames with people")
+        for frame in followed.keys.sorted() {
+            let f = try #require(followed[frame]), d = try #require(detected[frame])
+            // One person followed; detection may add a weaker one in the background, after her.
+            #expect(f.count == 1 && !d.isEmpty, "frame \(frame): \(f.count) followed, \(d.count) detected")
+            if let a = f.first, let b = d.first {
+                // Within 12 px (2 % of the width): the two modes' landmark regions differ a little.
+                #expect(hypot(a.x - b.x, a.y - b.y) < 12, "frame \(frame): nose \(a) followed, \(b) detected")
+            }
         }
     }
 }

@@ -84,9 +84,12 @@ package final class ImageAnalysis: Sendable {
     /// person mask and the person instances. Its pose pass is the segmenter's own (MediaPipe's detection threshold,
     /// searching further only where the selfie mask shows someone it missed): the body pipeline's wider search also
     /// returns weakly detected people whose pose masks, fused, bleed into their neighbours.
-    package func accurateFusion() throws -> PersonSegmenter.Fusion {
+    ///
+    /// `following`: the landmark ROIs of the people a video follows into this frame (``PoseTracking``), run instead of
+    /// the detector (``PersonSegmenter/fuse(_:runs:following:)``); used by the first call only.
+    package func accurateFusion(following: [RotatedRect]? = nil) throws -> PersonSegmenter.Fusion {
         if let known = state.withLock({ $0.fusion }) { return known }
-        let made = try Pipelines.segmenter(.accurate).fuse(image, runs: poseRuns)
+        let made = try Pipelines.segmenter(.accurate).fuse(image, runs: poseRuns, following: following)
         state.withLock { $0.fusion = $0.fusion ?? made.droppingGuideStatistics() }
         return made
     }

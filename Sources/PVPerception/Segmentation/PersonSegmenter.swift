@@ -150,11 +150,17 @@ public final class PersonSegmenter: Sendable {
         let statistics: GuideStatistics?
         /// The people found, with their pose masks.
         package let people: [PersonPose]
+        /// Whether the people are those followed from the previous frame (``fuse(_:runs:following:)``), found
+        /// without the detector.
+        package var followed = false
 
         /// The same without the guide statistics (``refine(_:guide:as:)`` then computes them again), for keeping:
         /// they take several times the memory of the rest.
         package func droppingGuideStatistics() -> Fusion {
-            Fusion(imageWidth: imageWidth, imageHeight: imageHeight, factor: factor, fused: fused, statistics: nil, people: people)
+            var kept = Fusion(
+                imageWidth: imageWidth, imageHeight: imageHeight, factor: factor, fused: fused, statistics: nil, people: people)
+            kept.followed = followed
+            return kept
         }
     }
 
@@ -166,7 +172,11 @@ public final class PersonSegmenter: Sendable {
 
     /// The accurate level up to the fused grid mask (``Fusion``). Throws for any level but accurate.
     /// `runs`, when given, holds the pose runs already made on `image` (by the body requests) and takes this one's.
-    package func fuse(_ image: PixelBuffer, runs: PoseRuns? = nil) throws -> Fusion {
+    /// `following`, when given, are the landmark ROIs of the people followed from the previous frame of a video
+    /// (``PoseTracking``): the landmark model runs on them instead of the detector pass, unless someone is lost in
+    /// their ROI, or the selfie mask shows someone none of them accounts for (then the people are searched for as
+    /// without them, and the fusion is not ``Fusion/followed``).
+    package func fuse(_ image: PixelBuffer, runs: PoseRuns? = nil, following: [RotatedRect]? = nil) throws -> Fusion {
         guard quality == .accurate else {
             throw PerceptionError(.invalidArgument, "only the accurate level fuses per-person masks; this segmenter is \(quality)")
         }
@@ -178,7 +188,12 @@ public final class PersonSegmenter: Sendable {
         let w = (W + factor - 1) / factor, h = (H + factor - 1) / factor
         let selfieBranchDone = Flag()
         let (found, (selfie, statistics, selfieOnGrid)) = try both(
-            { try self.people(in: image, otherCoreFree: selfieBranchDone, runs: runs) },
+            {
+                if let following, let followed = try self.people(in: image, following: following, runs: runs) {
+                    return (people: followed, followed: true)
+                }
+                return (people: try self.people(in: image, otherCoreFree: selfieBranchDone, runs: runs), followed: false)
+            },
             {
                 defer { selfieBranchDone.set() }
                 let selfie = try self.selfieMask(image, pool: self.landscape, width: 256, height: 144)
@@ -190,12 +205,15 @@ public final class PersonSegmenter: Sendable {
         // in a group photo whose faces are too small for it): search as the body request does (tiles, segmentation
         // proposals), starting from the people found, so that their pose mask, not the selfie mask, decides around
         // them.
-        let search = found.isEmpty || !Self.unaccountedRegions(selfie, image: image, found: found).isEmpty
-        let people = !search
-            ? found
-            : try landmarker!.detectMultiScale(
+        let search = found.people.isEmpty || !Self.unaccountedRegions(selfie, image: image, found: found.people).isEmpty
+        var people = found.people
+        if search {
+            // Followed people leave someone out: the frame is searched as if nobody were followed.
+            if found.followed { people = try self.people(in: image, otherCoreFree: selfieBranchDone, runs: runs) }
+            people = try landmarker!.detectMultiScale(
                 in: image, maxPeople: landmarker!.options.maxPeople, options: PoseLandmarker.MultiScaleOptions(),
-                tilesBeside: false, wholeImage: found, runs: runs)
+                tilesBeside: false, wholeImage: people, runs: runs)
+        }
         guard !people.isEmpty else {
             return Fusion(imageWidth: W, imageHeight: H, factor: factor, fused: nil, statistics: statistics, people: [])
         }
@@ -235,7 +253,21 @@ public final class PersonSegmenter: Sendable {
                 }
             }
         }
-        return Fusion(imageWidth: W, imageHeight: H, factor: factor, fused: fused, statistics: statistics, people: people)
+        var fusion = Fusion(imageWidth: W, imageHeight: H, factor: factor, fused: fused, statistics: statistics, people: people)
+        fusion.followed = found.followed && !search
+        return fusion
+    }
+
+    /// The people followed into `image` through their landmark ROIs (one landmark run each, no detector), or nil
+    /// when someone is lost (no person in their ROI).
+    private func people(in image: PixelBuffer, following rois: [RotatedRect], runs: PoseRuns?) throws -> [PersonPose]? {
+        let landmarker = self.landmarker!
+        var people: [PersonPose] = []
+        for roi in rois {
+            guard let person = try landmarker.landmarks(in: image, roi: roi, runs: runs) else { return nil }
+            landmarker.add(person, to: &people)
+        }
+        return people
     }
 
     /// The accurate level's mask from its ``Fusion`` of `image`: brought to the image's size along its edges, in

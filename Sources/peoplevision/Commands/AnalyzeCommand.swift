@@ -15,7 +15,11 @@ struct AnalyzeCommand: ParsableCommand {
             With --manifest, read JSON lines {"image": PATH, "out": JSON_PATH} instead of image arguments. \
             With --jsonl, read jobs from standard input, one per line (a path, or {"image": PATH, "requests": [NAME…], \
             "out": JSON_PATH, "id": ANY}), and write one JSON line per job to standard output, in input order, as soon \
-            as it is ready: the record with its "line" number, or {"line", "image", "error"} for a job that failed.
+            as it is ready: the record with its "line" number, or {"line", "image", "error"} for a job that failed. \
+            With --jsonl and one video (.mp4, .m4v, .mov, .mkv, .webm, .avi) instead, write one JSON line per frame as \
+            it is analysed: the record with "frame" (from 0), "time" (seconds) and the time as a CMTime ("time_value" \
+            over "time_timescale"); the frames are one sequence (landmarks and masks smoothed over time), and with \
+            --tracking the people are followed from frame to frame instead of detected on every frame.
             """)
 
     /// The analyses `analyze` can run, in the order they run.
@@ -68,7 +72,7 @@ struct AnalyzeCommand: ParsableCommand {
         }
     }
 
-    @Argument(help: "Images to analyse.") var images: [String] = []
+    @Argument(help: "Images to analyse, or one video with --jsonl.") var images: [String] = []
     @Option(help: "Comma-separated analyses: \(Analysis.allCases.map(\.rawValue).joined(separator: ",")).")
     var requests: String = Analysis.allCases.map(\.rawValue).joined(separator: ",")
     @Option(help: "Folder for the JSON files, or - for standard output (one JSON per line).") var json: String?
@@ -79,6 +83,13 @@ struct AnalyzeCommand: ParsableCommand {
     @Flag(help: "Read jobs from standard input, one per line; write one JSON line per job, in order, as each is ready.")
     var jsonl = false
     @Flag(help: "Print each analysis and the evaluation task it fills as one JSON object, then exit.") var printTasks = false
+    @Flag(help: "With a video: follow the people from frame to frame instead of running the pose detector on every frame.")
+    var tracking = false
+    /// After a video, one JSON line on standard error with the model runs per model (for tests).
+    @Flag(help: .hidden) var countModelRuns = false
+
+    /// The video `--jsonl` analyses frame by frame, if one is given.
+    var video: String? { jsonl && images.count == 1 && Self.isVideo(images[0]) ? images[0] : nil }
 
     var analyses: [Analysis] {
         get throws {
@@ -92,9 +103,18 @@ struct AnalyzeCommand: ParsableCommand {
 
     func validate() throws {
         _ = try analyses
-        if jsonl, manifest != nil || !images.isEmpty {
-            throw ValidationError("--jsonl reads its jobs from standard input: give no images and no --manifest")
+        if video != nil {
+            guard manifest == nil, overlay == nil, json == nil else {
+                throw ValidationError("a video's lines go to standard output: give no --manifest, --overlay or --json")
+            }
+        } else if jsonl, manifest != nil || !images.isEmpty {
+            throw ValidationError(
+                "--jsonl reads its jobs from standard input (give no images and no --manifest), or analyses one video "
+                    + "(.\(VideoGreeting.inputExtensions.sorted().joined(separator: ", .")))")
+        } else if let first = images.first(where: Self.isVideo) {
+            throw ValidationError("\(first) is a video: analyse it frame by frame with --jsonl")
         }
+        if tracking || countModelRuns, video == nil { throw ValidationError("--tracking is for a video analysed with --jsonl") }
         guard printTasks || jsonl || manifest != nil || !images.isEmpty else {
             throw ValidationError("give images, --manifest or --jsonl")
         }
@@ -107,6 +127,7 @@ struct AnalyzeCommand: ParsableCommand {
             print(String(decoding: data, as: UTF8.self))
             return
         }
+        if let video { return try runVideo(video) }
         if jsonl { return try runJSONLines() }
         var jobs: [(image: URL, out: URL?)] = []
         if let manifest {

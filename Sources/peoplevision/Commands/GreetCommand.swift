@@ -13,7 +13,9 @@ struct GreetCommand: ParsableCommand {
             Built exactly like Apple's sample: a person-segmentation request, then Core Image's blendWithRedMask. \
             A video (.mp4, .m4v, .mov, .mkv, .webm, .avi) is greeted frame by frame with one request reused through a \
             VNSequenceRequestHandler, so the mask is smoothed over time, and written as H.264 (.mp4, .m4v, .mov or \
-            .mkv) with the input's frame times and its audio copied as it is; progress goes to standard error.
+            .mkv) with the input's frame times and its audio copied as it is; progress goes to standard error. \
+            With --tracking (accurate quality), the people are followed from frame to frame instead of detected on \
+            every frame.
             """)
 
     @Argument(help: "The photo or video with people.") var image: String
@@ -22,6 +24,8 @@ struct GreetCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output image (.jpg, .png, .heic, .webp) or, for a video, .mp4, .m4v, .mov or .mkv.")
     var output: String
     @Option(help: "fast, balanced or accurate.") var quality: QualityOption = .accurate
+    @ArgumentParser.Flag(help: "For a video at accurate quality: follow the people from frame to frame instead of running the pose detector on every frame.")
+    var tracking = false
 
     /// Whether the input is a video (by its extension).
     var isVideo: Bool { VideoGreeting.inputExtensions.contains(URL(fileURLWithPath: image).pathExtension.lowercased()) }
@@ -33,6 +37,8 @@ struct GreetCommand: ParsableCommand {
                 throw ValidationError("a video greeting is written as .mp4, .m4v, .mov or .mkv, not '.\(ext)'")
             }
             guard background != "pose" else { throw ValidationError("the pose background is for photos; give an image, a colour or blur") }
+        } else if tracking {
+            throw ValidationError("--tracking is for a video")
         } else {
             _ = try OutputKind(url: URL(fileURLWithPath: output))
         }
@@ -54,7 +60,8 @@ struct GreetCommand: ParsableCommand {
         }
         if isVideo {
             let done = try VideoGreeting.make(
-                video: URL(fileURLWithPath: image), backdrop: backdrop, quality: quality, output: URL(fileURLWithPath: output))
+                video: URL(fileURLWithPath: image), backdrop: backdrop, quality: quality, tracking: tracking,
+                output: URL(fileURLWithPath: output))
             let sound = done.audio == .copied ? ", sound copied" : ""
             print("\(output): \(done.width)×\(done.height), \(done.frames) frames, \(quality.rawValue) mask\(sound)")
             return

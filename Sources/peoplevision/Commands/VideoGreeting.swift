@@ -14,9 +14,10 @@ enum VideoGreeting {
 
     /// Greets every frame of `video` into `output`, copies its audio in (as it is), and returns the frame size and
     /// count and what became of the audio. Progress (every second of work) goes to standard error. Nothing is written
-    /// unless every frame was greeted.
+    /// unless every frame was greeted. With `tracking`, the accurate mask's people are followed from frame to frame
+    /// (`VNSequenceRequestHandler.tracksPeople`); the other levels find no people with the pose models to follow.
     @discardableResult
-    static func make(video: URL, backdrop: Greeting.Backdrop, quality: QualityOption, output: URL) throws
+    static func make(video: URL, backdrop: Greeting.Backdrop, quality: QualityOption, tracking: Bool = false, output: URL) throws
         -> (width: Int, height: Int, frames: Int, audio: VideoWriter.AudioCopy)
     {
         // The reader decodes ahead and the writer encodes behind, each on a thread of its own, two frames each.
@@ -35,6 +36,7 @@ enum VideoGreeting {
         request.qualityLevel = quality.level
         request.outputPixelFormat = kCVPixelFormatType_OneComponent8
         let sequence = VNSequenceRequestHandler()
+        sequence.tracksPeople = tracking
         let context = CIContext()
         let total = reader.announcedFrameCount
         let step = reader.framesPerSecond > 0 ? 1 / reader.framesPerSecond : 1.0 / 30

@@ -85,6 +85,14 @@ final class HandlerImage: @unchecked Sendable {
         return (kept.map { $0.translated(byX: Double(r.x), y: Double(r.y)) }, r.width, r.height)
     }
 
+    /// The accurate person mask's fusion for a request's region of interest. On a frame of a sequence that tracks
+    /// people, the whole image's follows the sequence's people (``SequenceState/accurateFusion(of:)``).
+    func accurateFusion(of roi: CGRect) throws -> PersonSegmenter.Fusion {
+        let analysis = try analysis(of: roi)
+        if roi == Self.wholeImage, let sequence { return try sequence.state.accurateFusion(of: analysis) }
+        return try analysis.accurateFusion()
+    }
+
     /// The share of a person's box inside the image that must lie inside a region of interest for the person to be
     /// reported in it.
     static let regionShareToKeep = 0.4

@@ -13,9 +13,19 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
         var points = PointSetSmoothing()
     }
 
+    /// The people followed from frame to frame, when the sequence tracks, and the frame the plan was made for.
+    private struct Tracker {
+        var tracking = PoseTracking()
+        /// The whole-image analysis of the frame ``plan`` is for (one plan per frame, however many requests ask).
+        weak var frame: ImageAnalysis?
+        var plan = PoseTracking.Plan.detect
+        /// Whether this frame's people were recorded.
+        var recorded = false
+    }
+
     private let state = Mutex<(frames: Int64, entries: [ObjectIdentifier: Entry])>((0, [:]))
-    /// The people followed from frame to frame, when the sequence tracks (nil: every frame is detected).
-    private let tracking = Mutex<PoseTracking?>(nil)
+    /// nil: every frame is detected.
+    private let tracker = Mutex<Tracker?>(nil)
     private let smoothing = Mutex(true)
 
     /// Whether landmarks are smoothed over the frames (when not, the `smoothed` functions return what they are given).
@@ -24,23 +34,61 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
         set { smoothing.withLock { $0 = newValue } }
     }
 
-    /// Whether the body pipeline follows the previous frame's people instead of running its detectors on every frame.
+    /// Whether the body pipeline and the accurate person mask follow the previous frame's people instead of running
+    /// the pose detector on every frame.
     var tracksPeople: Bool {
-        get { tracking.withLock { $0 != nil } }
-        set { tracking.withLock { $0 = newValue ? ($0 ?? PoseTracking()) : nil } }
+        get { tracker.withLock { $0 != nil } }
+        set { tracker.withLock { $0 = newValue ? ($0 ?? Tracker()) : nil } }
+    }
+
+    /// The frame's plan (made on the first call for the frame `analysis` is the whole-image analysis of), nil when
+    /// the sequence does not track.
+    private func plan(for analysis: ImageAnalysis) -> PoseTracking.Plan? {
+        tracker.withLock { t in
+            guard t != nil else { return nil }
+            if t!.frame !== analysis {
+                t!.frame = analysis
+                t!.plan = t!.tracking.plan(for: analysis.image)
+                t!.recorded = false
+            }
+            return t!.plan
+        }
+    }
+
+    /// Records the people of the frame `analysis` analyses, once per frame (the first request to find them decides).
+    private func record(_ people: [PersonPose], detected: Bool, for analysis: ImageAnalysis) {
+        tracker.withLock { t in
+            guard t != nil, t!.frame === analysis, !t!.recorded else { return }
+            t!.recorded = true
+            t!.tracking.record(people, detected: detected)
+        }
     }
 
     /// The body pipeline's people of a frame's whole-image analysis: followed from the previous frame when tracking
     /// (``PoseTracking``), else detected.
     func people(of analysis: ImageAnalysis) throws -> [PersonPose] {
-        guard let plan = tracking.withLock({ $0?.plan(for: analysis.image) }) else { return try analysis.people() }
+        guard let plan = plan(for: analysis) else { return try analysis.people() }
         if case .track(let rois) = plan, let followed = try analysis.trackedPeople(rois: rois) {
-            tracking.withLock { $0?.record(followed, detected: false) }
+            record(followed, detected: false, for: analysis)
             return followed
         }
         let detected = try analysis.people()
-        tracking.withLock { $0?.record(detected, detected: true) }
+        record(detected, detected: true, for: analysis)
         return detected
+    }
+
+    /// The accurate person mask's fusion of a frame's whole-image analysis: its pose pass follows the previous frame's
+    /// people when tracking (``PersonSegmenter/fuse(_:runs:following:)``), else detects them.
+    func accurateFusion(of analysis: ImageAnalysis) throws -> PersonSegmenter.Fusion {
+        guard let plan = plan(for: analysis) else { return try analysis.accurateFusion() }
+        guard case .track(let rois) = plan else {
+            let fusion = try analysis.accurateFusion()
+            record(fusion.people, detected: true, for: analysis)
+            return fusion
+        }
+        let fusion = try analysis.accurateFusion(following: rois)
+        record(fusion.people, detected: !fusion.followed, for: analysis)
+        return fusion
     }
 
     /// Frames are 1/30 s apart when they carry no time (as MediaPipe's Python API stamps them).

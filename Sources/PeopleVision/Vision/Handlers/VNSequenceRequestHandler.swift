@@ -19,10 +19,12 @@ public final class VNSequenceRequestHandler: @unchecked Sendable {
         set { sequence.smoothsLandmarks = newValue }
     }
 
-    /// PeopleVision extension: whether the body-pose requests follow the previous frame's people instead of running
-    /// the detectors on every frame (default false). A person's landmarks are then found in the region their previous
-    /// landmarks give; the detectors run again when someone is lost, every 15 frames (so that someone new is found)
-    /// and on a scene cut. Faster on video; a person who walks in is found up to 15 frames late.
+    /// PeopleVision extension: whether the body requests (body pose, 3D body pose, human rectangles, hands) and the
+    /// accurate person mask follow the previous frame's people instead of running the pose detector on every frame
+    /// (default false). A person's landmarks are then found in the region their previous landmarks give; the
+    /// detector runs again when someone is lost, every 15 frames (so that someone new is found), on a scene cut, and,
+    /// for the accurate mask, when the selfie model shows someone the people followed leave out. Faster on video; a
+    /// person who walks in is found up to 15 frames late.
     public var tracksPeople: Bool {
         get { sequence.tracksPeople }
         set { sequence.tracksPeople = newValue }

@@ -90,7 +90,7 @@ public final class PVGenerateMattesRequest: VNImageBasedRequest, @unchecked Send
         let analysis = try image.analysis(of: regionOfInterest)
         let (types, portrait) = settings.withLock { ($0.types, $0.portrait) }
         let segmenter = try Pipelines.segmenter(.accurate)
-        var person = try segmenter.refine(try analysis.accurateFusion(), guide: analysis.image, as: .oneComponent8)
+        var person = try segmenter.refine(try image.accurateFusion(of: regionOfInterest), guide: analysis.image, as: .oneComponent8)
         // Without a person the refinement returns an empty float mask.
         if person.format != .oneComponent8 { person = try person.converted(to: .oneComponent8) }
         var observations: [VNObservation] = []

@@ -31,8 +31,7 @@ public final class VNGeneratePersonInstanceMaskRequest: VNImageBasedRequest, @un
     public override class var supportedRevisions: IndexSet { IndexSet(integer: VNGeneratePersonInstanceMaskRequestRevision1) }
 
     override func process(_ image: HandlerImage) throws -> [VNObservation] {
-        let analysis = try image.analysis(of: regionOfInterest)
-        let instances = try Pipelines.segmenter(.accurate).instances(of: try analysis.accurateFusion())
+        let instances = try Pipelines.segmenter(.accurate).instances(of: try image.accurateFusion(of: regionOfInterest))
         return [
             VNInstanceMaskObservation(
                 instances: instances, context: image, regionOfInterest: regionOfInterest, requestRevision: revision)

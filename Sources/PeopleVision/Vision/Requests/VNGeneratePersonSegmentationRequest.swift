@@ -105,11 +105,11 @@ public final class VNGeneratePersonSegmentationRequest: VNStatefulRequest, @unch
         guard let previous else {
             // The first frame: nothing to smooth against, so the mask is made in the output's format (8-bit straight
             // from the accurate level's refinement) and kept as the next frame's past.
-            let output = try mask(of: analysis, by: segmenter, as: layout)
+            let output = try mask(of: image, analysis, by: segmenter, as: layout)
             settings.withLock { $0.previous = output }
             return [VNPixelBufferObservation(pixelBuffer: CVPixelBuffer(output), requestRevision: revision)]
         }
-        var mask = try self.mask(of: analysis, by: segmenter, as: .oneComponent32Float)
+        var mask = try self.mask(of: image, analysis, by: segmenter, as: .oneComponent32Float)
         if previous.width == mask.width, previous.height == mask.height {
             let past = previous.format == .oneComponent32Float ? previous : try previous.converted(to: .oneComponent32Float)
             try TemporalMaskSmoothing.apply(to: &mask, previous: past, ratio: quality == .fast ? 0.7 : 0.5)
@@ -122,10 +122,12 @@ public final class VNGeneratePersonSegmentationRequest: VNStatefulRequest, @unch
 
 extension VNGeneratePersonSegmentationRequest {
     /// The mask of the analysed region in `format`; at the accurate level from the analysis's fusion, which an
-    /// instance-mask request on the same region shares.
-    private func mask(of analysis: ImageAnalysis, by segmenter: PersonSegmenter, as format: PixelFormat) throws -> PixelBuffer {
+    /// instance-mask request on the same region shares (on a frame of a tracking sequence, its people are followed).
+    private func mask(of image: HandlerImage, _ analysis: ImageAnalysis, by segmenter: PersonSegmenter, as format: PixelFormat) throws
+        -> PixelBuffer
+    {
         guard segmenter.quality == .accurate else { return try segmenter.segment(analysis.image, as: format) }
-        let mask = try segmenter.refine(try analysis.accurateFusion(), guide: analysis.image, as: format)
+        let mask = try segmenter.refine(try image.accurateFusion(of: regionOfInterest), guide: analysis.image, as: format)
         return mask.format == format ? mask : try mask.converted(to: format)
     }
 }

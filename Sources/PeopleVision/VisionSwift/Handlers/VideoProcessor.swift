@@ -42,6 +42,7 @@ public final class VideoProcessor: Sendable {
         var entries: [Entry] = []
         var cancelled = false
         var started = false
+        var tracksPeople = false
     }
 
     private let url: URL
@@ -49,6 +50,14 @@ public final class VideoProcessor: Sendable {
 
     /// A processor for the video at `videoURL` (read when the analysis starts).
     public init(_ videoURL: URL) { url = videoURL }
+
+    /// PeopleVision extension: whether the body requests and the accurate person mask follow the previous frame's
+    /// people instead of running the pose detector on every frame (default false; set before
+    /// ``startAnalysis(of:)``). See ``VNVideoProcessor/tracksPeople`` for what it changes and why it is off by default.
+    public final var tracksPeople: Bool {
+        get { state.withLock { $0.tracksPeople } }
+        set { state.withLock { $0.tracksPeople = newValue } }
+    }
 
     /// Adds a request, before ``startAnalysis(of:)``, and returns the sequence of its results, one per frame it runs on.
     /// - Throws: ``VisionError/invalidArgument(_:)`` for a cadence of zero or less, or once the analysis started;
@@ -122,6 +131,7 @@ public final class VideoProcessor: Sendable {
     /// The frame loop.
     private func analyze(_ url: URL, _ range: CMTimeRange) throws {
         let sequence = SequenceState()
+        sequence.tracksPeople = state.withLock { $0.tracksPeople }
         do {
             try VideoFrames.read(url, in: range, isCancelled: { state.withLock { $0.cancelled } }) { frame, time in
                 let seconds = time.start.seconds
