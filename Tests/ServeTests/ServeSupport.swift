@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Logging
+import PVCore
 import PVImaging
 import PVThreads
 @testable import PVServe
@@ -119,7 +120,7 @@ struct Client: Sendable {
 final class FakeEngine: ServeEngine {
     let delay: Double
     private let held: Atomic<Bool>
-    private let log = Mutex<(operations: [EngineJob.Operation], cancelled: Int, finished: Int)>(([], 0, 0))
+    private let log = Locked<(operations: [EngineJob.Operation], cancelled: Int, finished: Int)>(([], 0, 0))
 
     init(delay: Double = 0, held: Bool = false) {
         self.delay = delay
