@@ -2,8 +2,6 @@ import Foundation
 import PVCore
 import Testing
 
-@testable import PVThreads
-
 /// `Locked`, the package's lock: exclusive access under contention, values and errors passed through. Run under
 /// ThreadSanitizer (`scripts/tsan`), the contended cases also check that it sees the hand-over between threads.
 @Suite struct LockedTests {
