@@ -8,7 +8,6 @@ import Synchronization
 /// state with no ordering after the thread that released it, and every contended critical section is reported as a
 /// race. Under ThreadSanitizer this lock tells it of each acquisition and release (at the mutex's address); in other
 /// builds that costs one check of a value read once per process.
-@frozen
 package struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
     @usableFromInline let mutex: Mutex<Value>
 
