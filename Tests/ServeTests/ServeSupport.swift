@@ -38,6 +38,9 @@ func withServer<T: Sendable>(
     configuration.host = "127.0.0.1"
     configuration.port = 0
     configuration.concurrency = 1
+    // Under ThreadSanitizer (scripts/tsan) the engine runs several times slower, and a first request that loads the
+    // models can pass the default 30 s on a busy machine; tests that set a timeout of their own keep it.
+    if ThreadSanitizerHooks.current != nil { configuration.timeout = 80 }
     configure(&configuration)
     var logger = Logger(label: "serve-tests")
     logger.logLevel = .error
