@@ -6,7 +6,7 @@ SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors --traits Serve
 MODELS ?= $(if $(PEOPLEVISION_MODELS),$(PEOPLEVISION_MODELS),$(HOME)/.cache/peoplevision/models)
 
-.PHONY: demo test build release bootstrap bench-inference eval robustness goldens clean check-self-tests check fuzz-smoke coverage
+.PHONY: demo test build release bootstrap bench-inference eval robustness goldens clean check-self-tests check fuzz-smoke coverage tsan
 
 bootstrap:
 	@scripts/bootstrap
@@ -40,6 +40,11 @@ check-self-tests:
 fuzz-smoke:
 	Fuzz/run 3000
 
+# ThreadSanitizer over the concurrency, batch and service suites (scripts/tsan): not part of `make test`, the
+# sanitized build and runs take several times longer.
+tsan: bootstrap
+	scripts/tsan
+
 # Imports against the layer rules of Documentation/Architecture.md; files over 600 lines, functions over 100; the
 # Kubernetes example's manifests, Dockerfile and Job sharding (Examples/Kubernetes/README.md).
 check:
@@ -63,4 +68,4 @@ goldens:
 	scripts/make-goldens
 
 clean:
-	rm -rf .build .build-fuzz
+	rm -rf .build .build-fuzz .build-tsan

@@ -89,7 +89,7 @@ let package = Package(
 
         // Engine.
         .target(name: "PVCore", swiftSettings: engine),
-        .target(name: "PVThreads", dependencies: ["CThreads"], swiftSettings: engine),
+        .target(name: "PVThreads", dependencies: ["PVCore", "CThreads"], swiftSettings: engine),
         .target(name: "PVTFLite", dependencies: ["PVCore"], swiftSettings: engine),
         .target(
             name: "PVInference", dependencies: ["PVCore", "PVTFLite", "PVThreads", "CXNNPack", "CInferenceKernels"], swiftSettings: engine),
@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "PVServe",
             dependencies: [
-                "PVThreads", "PVImaging",
+                "PVCore", "PVThreads", "PVImaging",
                 .product(name: "Hummingbird", package: "hummingbird", condition: serve),
                 .product(name: "Logging", package: "swift-log", condition: serve),
                 .product(name: "Metrics", package: "swift-metrics", condition: serve),
@@ -142,7 +142,7 @@ let package = Package(
         .executableTarget(
             name: "peoplevision",
             dependencies: [
-                "PeopleVision", "PVImaging", "PVThreads", "PVBench", .target(name: "PVServe", condition: serve), "CAllocatorTuning",
+                "PeopleVision", "PVCore", "PVImaging", "PVThreads", "PVBench", .target(name: "PVServe", condition: serve), "CAllocatorTuning",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: engine),
@@ -174,11 +174,11 @@ let package = Package(
         .testTarget(name: "PVInferenceTests", dependencies: ["PVInference", "PVTFLite", "PVTestSupport", "CInferenceKernels", "CXNNPack"]),
         .testTarget(name: "PVImagingTests", dependencies: ["PVImaging", "PVTestSupport"]),
         .testTarget(name: "PVPerceptionTests", dependencies: ["PVPerception", "PVTestSupport"]),
-        .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads"]),
+        .testTarget(name: "PVThreadsTests", dependencies: ["PVThreads", "PVCore"]),
         .testTarget(
             name: "ServeTests",
             dependencies: [
-                "peoplevision", .target(name: "PVServe", condition: serve), "PVTestSupport", "PVImaging",
+                "peoplevision", .target(name: "PVServe", condition: serve), "PVTestSupport", "PVImaging", "PVCore",
                 .product(name: "Hummingbird", package: "hummingbird", condition: serve),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: serve),
                 .product(name: "Logging", package: "swift-log", condition: serve),
@@ -187,7 +187,7 @@ let package = Package(
         .testTarget(
             name: "PeopleVisionTests",
             dependencies: ["PeopleVision", "PhotoGreeting", "SelfieAnalysis", "SkinSmoothing", "HairRecolor", "PVTestSupport", "PVImaging",
-                "PVRender", "PVPerception"]),
+                "PVRender", "PVPerception", "PVCore"]),
         .testTarget(
             name: "PortingTests",
             dependencies: appleModules.map { .target(name: $0) }

@@ -85,10 +85,17 @@ __attribute__((target("avx2"))) static void vertical_avx2(const int32_t *restric
     if (i < n) vertical_generic(a + i, b + i, wa, wb, out + i, n - i);
 }
 
+// Read and written atomically: every band thread may ask at once (a plain read and write was a data race, if a
+// harmless one: each writer stores the same value).
 static int has_avx2(void) {
     static int cached = -1;
-    if (cached < 0) cached = __builtin_cpu_supports("avx2") ? 1 : 0;
-    return cached;
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx2") ? 1 : 0;
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    }
+    return v;
 }
 #endif
 

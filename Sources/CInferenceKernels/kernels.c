@@ -1,4 +1,5 @@
 #include "CInferenceKernels.h"
+#include "parallelize.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -208,7 +209,7 @@ PVK_WIDE static void pvk_taps_task_wide(void *context, size_t y) { pvk_taps_task
 
 static void pvk_run_taps(pvk_taps_job *job, pthreadpool_t pool) {
     static void (*const tasks[3])(void *, size_t) = {pvk_taps_task_base, pvk_taps_task_fast, pvk_taps_task_wide};
-    pthreadpool_parallelize_1d(pool, tasks[pvk_level()], job, job->height, 0);
+    pvk_parallelize(pool, tasks[pvk_level()], job, job->height);
 }
 
 void pvk_depthwise3x3(const float *input, float *output, size_t height, size_t width, size_t channels,
@@ -278,7 +279,7 @@ void pvk_conv1x1(const float *input, float *output, size_t pixels, size_t input_
     pvk_pointwise_job job = {input, output, pixels, input_channels, output_channels, weights, bias, output_min, output_max};
     size_t blocks = (pixels + PVK_PIXEL_BLOCK - 1) / PVK_PIXEL_BLOCK;
     static void (*const tasks[3])(void *, size_t) = {pvk_pointwise_task_base, pvk_pointwise_task_fast, pvk_pointwise_task_wide};
-    pthreadpool_parallelize_1d(pool, tasks[pvk_level()], &job, blocks, 0);
+    pvk_parallelize(pool, tasks[pvk_level()], &job, blocks);
 }
 
 // Depthwise K×K convolution (K = 3 or 5, stride 1 or 2) for channel counts that are multiples of 8:
@@ -433,7 +434,7 @@ int pvk_depthwise(const float *input, float *output, size_t in_h, size_t in_w, s
         task = k5 ? (s2 ? pvk_dw_wide_5_2 : pvk_dw_wide_5_1) : (s2 ? pvk_dw_wide_3_2 : pvk_dw_wide_3_1);
     else
         task = k5 ? (s2 ? pvk_dw_fast_5_2 : pvk_dw_fast_5_1) : (s2 ? pvk_dw_fast_3_2 : pvk_dw_fast_3_1);
-    pthreadpool_parallelize_1d(pool, task, &job, out_h, 0);
+    pvk_parallelize(pool, task, &job, out_h);
     return level;
 #else
     return 0;
@@ -609,7 +610,7 @@ int pvk_pointwise(const float *input, float *output, size_t pixels, size_t input
     if (!pvk_pointwise_supported(input_channels, output_channels)) return 0;
     pvk_pw_job job = {input, packed, packed_bias, residual, slopes, output, pixels, input_channels, output_channels,
                       output_min, output_max};
-    pthreadpool_parallelize_1d(pool, pvk_pw_task, &job, (pixels + PVK_PW_BLOCK - 1) / PVK_PW_BLOCK, 0);
+    pvk_parallelize(pool, pvk_pw_task, &job, (pixels + PVK_PW_BLOCK - 1) / PVK_PW_BLOCK);
     return 1;
 #else
     (void)input; (void)output; (void)pixels; (void)input_channels; (void)output_channels; (void)packed;
@@ -635,7 +636,7 @@ int pvk_depthwise_pointwise(const float *input, float *output, size_t in_h, size
          output_max}};
     int k5 = kernel == 5, s2 = stride == 2;
     void (*task)(void *, size_t) = k5 ? (s2 ? pvk_dwpw_5_2 : pvk_dwpw_5_1) : (s2 ? pvk_dwpw_3_2 : pvk_dwpw_3_1);
-    pthreadpool_parallelize_1d(pool, task, &job, out_h, 0);
+    pvk_parallelize(pool, task, &job, out_h);
     return 1;
 #else
     (void)input; (void)output; (void)in_h; (void)in_w; (void)channels; (void)out_h; (void)out_w; (void)kernel;

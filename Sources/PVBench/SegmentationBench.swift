@@ -93,23 +93,7 @@ package struct SegmentationBench: ParsableArguments {
         func oursRound() throws -> [String: Double] {
             var ours: [String: Double] = [:]
             for (size, file) in zip(Self.sizes, files) where !greetingOnly {
-                log("ours: segmentation at \(size.width)×\(size.height)")
-                let buffer = try Self.decodedBuffer(file)
-                for (quality, _) in levels {
-                    ours["\(quality.rawValue) \(size.width)x\(size.height) buffer"] = median(try measure(warmup: warmup, iterations: iterations) {
-                        try Self.segment(VNImageRequestHandler(cvPixelBuffer: buffer), quality)
-                    })
-                    ours["\(quality.rawValue) \(size.width)x\(size.height) file"] = median(try measure(warmup: warmup, iterations: iterations) {
-                        try Self.segment(VNImageRequestHandler(url: file), quality)
-                    })
-                }
-                log("ours: every matte at \(size.width)×\(size.height)")
-                ours["mattes \(size.width)x\(size.height) buffer"] = median(try measure(warmup: warmup, iterations: iterations) {
-                    try Self.mattes(VNImageRequestHandler(cvPixelBuffer: buffer))
-                })
-                ours["mattes \(size.width)x\(size.height) file"] = median(try measure(warmup: warmup, iterations: iterations) {
-                    try Self.mattes(VNImageRequestHandler(url: file))
-                })
+                try ours.merge(segmentationTimes(size: size, file: file, levels: levels.map(\.0))) { $1 }
             }
             for quality in greeted {
                 log("ours: greeting 1080p (\(quality.rawValue))")
@@ -180,6 +164,29 @@ package struct SegmentationBench: ParsableArguments {
         printRatioTable(
             header: ["case", "ours ms (decoded CVPixelBuffer)", "ours ms incl. JPEG decode (handler from URL)", "peer (MediaPipe 0.10.21)", "peer ms"],
             rows: rows, ratios: ratios)
+    }
+
+    /// Our segmentation times at one size, per level, from a decoded buffer and from the file, then every matte.
+    func segmentationTimes(size: (width: Int, height: Int), file: URL, levels: [Quality]) throws -> [String: Double] {
+        var ours: [String: Double] = [:]
+        log("ours: segmentation at \(size.width)×\(size.height)")
+        let buffer = try Self.decodedBuffer(file), label = "\(size.width)x\(size.height)"
+        for quality in levels {
+            ours["\(quality.rawValue) \(label) buffer"] = median(try measure(warmup: warmup, iterations: iterations) {
+                try Self.segment(VNImageRequestHandler(cvPixelBuffer: buffer), quality)
+            })
+            ours["\(quality.rawValue) \(label) file"] = median(try measure(warmup: warmup, iterations: iterations) {
+                try Self.segment(VNImageRequestHandler(url: file), quality)
+            })
+        }
+        log("ours: every matte at \(size.width)×\(size.height)")
+        ours["mattes \(label) buffer"] = median(try measure(warmup: warmup, iterations: iterations) {
+            try Self.mattes(VNImageRequestHandler(cvPixelBuffer: buffer))
+        })
+        ours["mattes \(label) file"] = median(try measure(warmup: warmup, iterations: iterations) {
+            try Self.mattes(VNImageRequestHandler(url: file))
+        })
+        return ours
     }
 
     /// The peer's medians by "op W×H".

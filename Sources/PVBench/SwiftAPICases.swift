@@ -1,6 +1,6 @@
 import Foundation
+import PVCore
 import PeopleVision
-import Synchronization
 
 /// The benchmarks' requests performed through the Swift-only API (iOS 18's), for rows measured through both APIs.
 enum SwiftAPICases {
@@ -24,7 +24,7 @@ enum SwiftAPICases {
 
     /// Waits for `body`, run as a task, on the calling (non-task) thread.
     static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let outcome = Locked<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
             do {

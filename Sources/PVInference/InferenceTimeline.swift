@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 import Synchronization
 
 /// When each model inference ran, and on which thread, while recording is on: the timeline of a pipeline's model
@@ -17,8 +18,8 @@ package enum InferenceTimeline {
     }
 
     private static let on = Atomic<Bool>(false)
-    private static let runs = Mutex<[Run]>([])
-    private static let recording = Mutex<Void>(())
+    private static let runs = Locked<[Run]>([])
+    private static let recording = Locked<Void>(())
 
     /// Runs `body` with recording on and returns its result with the inferences it ran (every thread's, in start
     /// order). Recordings do not nest or overlap: a second caller waits for the first.

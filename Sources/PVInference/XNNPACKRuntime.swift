@@ -1,6 +1,5 @@
 import CXNNPack
 import PVThreads
-import Synchronization
 import PVCore
 
 /// Calls into XNNPACK go through here: one place turns a status into a Swift error.
@@ -43,7 +42,7 @@ final class ThreadPool: @unchecked Sendable {
         pthreadpool_parallelize_1d(handle, { _, _ in }, nil, threads, UInt32(PTHREADPOOL_FLAG_YIELD_WORKERS))
     }
 
-    static let pools = Mutex<[Int: ThreadPool]>([:])
+    static let pools = Locked<[Int: ThreadPool]>([:])
 
     /// The process-wide pool with `threads` threads (nil handle, i.e. the calling thread, for 1).
     static func shared(threads: Int) -> ThreadPool {

@@ -1,15 +1,15 @@
 // Renders that run beside the caller, on a thread of their own.
 import Foundation
+import PVCore
 import PVImaging
 import PVThreads
-import Synchronization
 
 /// A render running on a thread of its own (started through ``PVThreads/DedicatedThread``), so that the caller can do
 /// other work meanwhile: render a backdrop while a Vision request runs, say. The render keeps its inputs alive; the
 /// destination memory must stay valid until ``waitUntilCompleted()`` returns.
 package final class RenderTask: Sendable {
     private let handoff = Handoff<RenderInfo>(capacity: 1)
-    private let outcome = Mutex<Result<RenderInfo, any Error>?>(nil)
+    private let outcome = Locked<Result<RenderInfo, any Error>?>(nil)
 
     private init() {}
 

@@ -1,6 +1,7 @@
 #if Serve
 import Foundation
 import HTTPTypes
+import PVCore
 import PVThreads
 import Synchronization
 
@@ -17,7 +18,7 @@ package final class EngineQueue: Sendable {
     package let capacity: Int
     private let engine: any ServeEngine
     private let handoff: Handoff<Entry>
-    private let state = Mutex<(waiting: Int, running: Int)>((0, 0))
+    private let state = Locked<(waiting: Int, running: Int)>((0, 0))
     private let ready = Atomic<Bool>(false)
     private let observer: @Sendable (QueueEvent) -> Void
 
@@ -122,7 +123,7 @@ package final class EngineQueue: Sendable {
     /// A submitted job and the request waiting for it; finished once, by the engine or by giving up.
     private final class Entry: Sendable {
         let job: EngineJob
-        private let waiter = Mutex<(continuation: CheckedContinuation<EngineOutput, Error>?, result: Result<EngineOutput, Error>?)>((nil, nil))
+        private let waiter = Locked<(continuation: CheckedContinuation<EngineOutput, Error>?, result: Result<EngineOutput, Error>?)>((nil, nil))
 
         init(job: EngineJob) { self.job = job }
 

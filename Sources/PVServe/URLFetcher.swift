@@ -4,7 +4,7 @@ import HTTPTypes
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
+import PVCore
 
 /// `GET /api/remove?url=`'s download, with rembg's protections: http and https only; the host's every address
 /// public (``AddressPolicy``), checked before the first request and again before following each redirect (redirects
@@ -64,7 +64,7 @@ struct URLFetcher: Sendable {
             var continuation: CheckedContinuation<(HTTPURLResponse, Data), Error>?
             var failure: Error?
         }
-        private let state = Mutex(State())
+        private let state = Locked(State())
         private let limit: Int
 
         init(limit: Int) { self.limit = limit }

@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 import Synchronization
 
 /// Threads of their own, for work that runs beside the pipelines for a long while: a video decoder reading ahead, an
@@ -149,7 +150,7 @@ package final class Flag: Sendable {
 /// Values made once per process and key, on first use, and shared by every thread (loaded models, pipelines). Making
 /// one happens outside the lock, since loading takes a while; when two threads race, the first value stored wins.
 package final class OncePerKey<Key: Hashable & Sendable, Value: Sendable>: Sendable {
-    private let values = Mutex<[Key: Value]>([:])
+    private let values = Locked<[Key: Value]>([:])
 
     package init() {}
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PVCore
 
 /// Jobs that may add more jobs, run side by side on the calling thread and the ``WorkerPool``'s workers until none is
 /// left: for a pipeline whose next steps are known only as earlier ones end (a detector's hits, each then a landmark
@@ -16,7 +16,7 @@ package final class JobQueue: Sendable {
         var failure: (any Error)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private init() {}
 

@@ -1,4 +1,4 @@
-import Synchronization
+import PVCore
 
 /// The one way a thread pool yields the cores to another.
 ///
@@ -16,7 +16,7 @@ package enum SpinningPools {
         case inference
     }
 
-    private static let quieters = Mutex<[Pool: [@Sendable () -> Void]]>([.workers: [{ WorkerPool.shared.stopSpinning() }]])
+    private static let quieters = Locked<[Pool: [@Sendable () -> Void]]>([.workers: [{ WorkerPool.shared.stopSpinning() }]])
 
     /// Makes `pool`'s idle threads sleep now (it does nothing to pools not made yet).
     package static func quiet(_ pool: Pool) {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PVCore
 import Testing
 
 @testable import PVThreads
@@ -14,7 +14,7 @@ import Testing
             Cancellation.run(under: inner) { #expect(Cancellation.current === inner) }
             #expect(Cancellation.current === outer)
             // Another thread does not see this thread's flag.
-            let seen = Mutex(true)
+            let seen = Locked(true)
             let done = DispatchSemaphore(value: 0)
             Thread.detachNewThread {
                 seen.withLock { $0 = Cancellation.current != nil }

@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 import Synchronization
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
     struct Failure: Error, Equatable { let k: Int }
 
     @Test func everyJobAndEveryAddedJobRunsOnce() throws {
-        let runs = Mutex<[Int]>([])
+        let runs = Locked<[Int]>([])
         // A producer adds ten jobs, each of which adds one more; a plain job runs beside it.
         try JobQueue.run([
             (

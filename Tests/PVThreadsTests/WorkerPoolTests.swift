@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 import Synchronization
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
     struct Failure: Error, Equatable { let k: Int }
 
     @Test func resultsInOrderEachJobOnce() throws {
-        let runs = Mutex<[Int]>([])
+        let runs = Locked<[Int]>([])
         let jobs = (0..<37).map { k in
             { @Sendable () -> Int in
                 runs.withLock { $0.append(k) }
@@ -39,7 +40,7 @@ import Testing
 
     /// A job that itself runs jobs side by side (the body search does), from several threads at once.
     @Test func nestedAndSimultaneousCallersFinish() throws {
-        let sums = Mutex<[Int]>([])
+        let sums = Locked<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: 6) { caller in
             let outer = (0..<4).map { i in
                 { @Sendable () throws -> Int in

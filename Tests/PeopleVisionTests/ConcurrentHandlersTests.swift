@@ -1,8 +1,8 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVTestSupport
 @testable import PeopleVision
-import Synchronization
 import Testing
 
 /// Servers perform many handlers at once. The pipelines share loaded models, interpreter pools, worker threads and
@@ -95,8 +95,8 @@ struct ConcurrentHandlersTests {
         for kind in Kind.allCases {
             #expect(zip(jobs, alone).contains { $0.0.1 == kind && !$0.1.isEmpty }, "\(kind) finds something on one of the images")
         }
-        let together = Mutex<[Int: [Double]]>([:])
-        let failures = Mutex<[String]>([])
+        let together = Locked<[Int: [Double]]>([:])
+        let failures = Locked<[String]>([])
         // Two rounds of every job.
         DispatchQueue.concurrentPerform(iterations: 2 * jobs.count) { i in
             let k = i % jobs.count

@@ -1,7 +1,7 @@
 import Foundation
+import PVCore
 import PVTestSupport
 import PeopleVision
-import Synchronization
 import Testing
 
 /// Cancelling stops a perform between model runs, not only between requests: a lone accurate person mask (dozens of
@@ -32,8 +32,8 @@ import Testing
         let usual = try Self.usualTime(image)
         let request = VNGeneratePersonSegmentationRequest()
         request.qualityLevel = .accurate
-        let reported = Mutex<NSError?>(nil)
-        let failure = Mutex<NSError?>(nil)
+        let reported = Locked<NSError?>(nil)
+        let failure = Locked<NSError?>(nil)
         let request2 = VNGeneratePersonSegmentationRequest { _, error in reported.withLock { $0 = error as NSError? } }
         request2.qualityLevel = .accurate
         let done = DispatchSemaphore(value: 0)

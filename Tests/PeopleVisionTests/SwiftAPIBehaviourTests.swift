@@ -1,7 +1,7 @@
 import Foundation
+import PVCore
 import PVTestSupport
 @testable import PeopleVision
-import Synchronization
 import Testing
 
 /// The Swift API's own behaviour: archiving observations, performAll, cancellation, concurrent performs, errors.
@@ -136,7 +136,7 @@ struct SwiftAPIBehaviourTests {
 
         // Cancelled once the first request has completed: the perform checks before each request, so the second
         // and third never run. (The check is driven directly here; a task's cancellation sets the same flag.)
-        let completed = Mutex(0)
+        let completed = Locked(0)
         #expect(throws: CancellationError.self) {
             _ = try ImageRequestHandler.performSynchronously(
                 [DetectFaceRectanglesRequest(), DetectHumanBodyPoseRequest(), DetectHumanHandPoseRequest()], on: handler.engine,

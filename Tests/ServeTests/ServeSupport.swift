@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Logging
+import PVCore
 import PVImaging
 import PVThreads
 @testable import PVServe
@@ -37,6 +38,9 @@ func withServer<T: Sendable>(
     configuration.host = "127.0.0.1"
     configuration.port = 0
     configuration.concurrency = 1
+    // Under ThreadSanitizer (scripts/tsan) the engine runs several times slower, and a first request that loads the
+    // models can pass the default 30 s on a busy machine; tests that set a timeout of their own keep it.
+    if ThreadSanitizerHooks.current != nil { configuration.timeout = 80 }
     configure(&configuration)
     var logger = Logger(label: "serve-tests")
     logger.logLevel = .error
@@ -119,7 +123,7 @@ struct Client: Sendable {
 final class FakeEngine: ServeEngine {
     let delay: Double
     private let held: Atomic<Bool>
-    private let log = Mutex<(operations: [EngineJob.Operation], cancelled: Int, finished: Int)>(([], 0, 0))
+    private let log = Locked<(operations: [EngineJob.Operation], cancelled: Int, finished: Int)>(([], 0, 0))
 
     init(delay: Double = 0, held: Bool = false) {
         self.delay = delay

@@ -2,9 +2,9 @@
 import Foundation
 import Hummingbird
 import Logging
+import PVCore
 @testable import PVServe
 import ServiceLifecycle
-import Synchronization
 import Testing
 
 /// `GET /api/remove?url=`: off by default; when on, only public http(s) addresses, checked after name resolution.
@@ -85,7 +85,7 @@ struct URLFetchTests {
             var iterator = ports.makeAsyncIterator()
             let port = try #require(await iterator.next())
             let base = "http://127.0.0.1:\(port)"
-            let checked = Mutex<[String]>([])
+            let checked = Locked<[String]>([])
             // Loopback is let through (the origin is on it); anything else goes through the real policy.
             var fetcher = URLFetcher(maxBytes: 4096)
             fetcher.check = { url in

@@ -1,6 +1,6 @@
+import PVCore
 import PVImaging
 import PVThreads
-import Synchronization
 
 /// What the analysis knows of one face: its detection and (when computed) its mesh, in pixels of an image of
 /// `width × height`. Requests keep it with their results, so that later requests on the same image start from it.
@@ -48,7 +48,7 @@ package final class FaceAnalysis: Sendable {
         var attentionEarly: [RotatedRect: FaceMesh?] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     package init(image: PixelBuffer) {
         self.image = image
@@ -151,7 +151,7 @@ package final class FaceAnalysis: Sendable {
         return { [self] faces, queue in
             let rois = faces.prefix(Self.maximumFaces).map { FaceLandmarker.roi(for: $0) }
             // Per short-range face, what its two early meshes gave.
-            let both = Mutex<[Int: (attention: FaceMesh??, plain: FaceMesh??)]>([:])
+            let both = Locked<[Int: (attention: FaceMesh??, plain: FaceMesh??)]>([:])
             @Sendable func settle(_ k: Int, attention: FaceMesh?? = nil, plain: FaceMesh?? = nil, queue: JobQueue) {
                 let ready: FaceMesh? = both.withLock { s in
                     var entry = s[k] ?? (nil, nil)
@@ -186,7 +186,7 @@ package final class FaceAnalysis: Sendable {
 
     /// The first meshes made early, by short-range index.
     private final class EarlyMeshes: Sendable {
-        let meshes = Mutex<[Int: FaceMesh?]>([:])
+        let meshes = Locked<[Int: FaceMesh?]>([:])
     }
 
     /// The index of the short-range detection that is `detection` (IoU above 0.5), if the short-range model found

@@ -1,6 +1,6 @@
+import PVCore
 import PVImaging
 import PVThreads
-import Synchronization
 
 /// Everything computed on one upright image (a handler's image, or a region of it), each piece at most once however
 /// many requests ask: the face work (``FaceAnalysis``), the people of the body pipeline, and the accurate person
@@ -27,7 +27,7 @@ package final class ImageAnalysis: Sendable {
         var landmarksFollow = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     package init(image: PixelBuffer) {
         self.image = image

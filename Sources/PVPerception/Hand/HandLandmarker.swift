@@ -1,9 +1,8 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVInference
 import PVThreads
-import Synchronization
-import PVCore
 
 /// Hands with 21 landmarks and handedness: MediaPipe's palm detector and hand landmark model
 /// (`palm_detection_{full,lite}.tflite` + `hand_landmark_{full,lite}.tflite`, MODELS.md §11.8–11.9), plus a
@@ -155,7 +154,7 @@ public final class HandLandmarker: Sendable {
         // strong palms' hands so far and those still running cannot reach maxHands without it), by whichever job
         // settles that, and never once it cannot be; so a core freed early takes it instead of waiting for the
         // others. The hands are merged afterwards in the same order as running the steps one after the other.
-        let found = Mutex(PalmSearch())
+        let found = Locked(PalmSearch())
         let maxHands = options.maxHands
         // The finished strong palms' hands, merged in palm order as `insert` does.
         @Sendable func strongHands(_ f: PalmSearch) -> [HandPose] {

@@ -1,8 +1,7 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVThreads
-import Synchronization
-import PVCore
 
 extension PoseLandmarker {
     /// How ``detectMultiScale(in:maxPeople:options:)`` looks for people the whole-image pass misses.
@@ -139,7 +138,7 @@ extension PoseLandmarker {
         let minScore: Double
         /// The image's pose runs, when kept.
         let runs: PoseRuns?
-        let state = Mutex(State())
+        let state = Locked(State())
 
         init(image: PixelBuffer, tiles: [RotatedRect], detector: PoseDetector, minScore: Double, runs: PoseRuns?) {
             self.image = image
@@ -197,7 +196,7 @@ extension PoseLandmarker {
             var one: [PersonPose]?
             var each: [Int: PersonPose?] = [:]
         }
-        let outcome = Mutex(Outcome())
+        let outcome = Locked(Outcome())
         try JobQueue.run([
             ({ @Sendable queue in
                 defer { search.state.withLock { $0.done = true } }

@@ -8,7 +8,6 @@ import Musl
 import Darwin
 #endif
 import PVImaging
-import Synchronization
 import PVInference
 import PVThreads
 
@@ -104,7 +103,7 @@ public final class PoseLandmarker: Sendable {
     public let detector: PoseDetector
     private let pool: InterpreterPool
     /// The selfie model for multi-scale segmentation proposals, loaded at first use.
-    private let proposals = Mutex<PersonProposals?>(nil)
+    private let proposals = Locked<PersonProposals?>(nil)
     private let threads: Int?
 
     /// The segmentation proposer (loads the landscape selfie model once).

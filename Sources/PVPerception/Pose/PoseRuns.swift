@@ -1,5 +1,5 @@
+import PVCore
 import PVImaging
-import Synchronization
 
 /// The pose models' runs on one image, kept so that every pipeline asking for a run already made gets its result:
 /// the detector's candidates per region (the whole image, a tile) and the landmark model's result per ROI. The body
@@ -25,7 +25,7 @@ package final class PoseRuns: Sendable {
         var landmarks: [LandmarkKey: PersonPose?] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The lowest detection threshold of the pipelines sharing these runs. A pipeline asking for surer people clusters
     /// the detector's candidates from this score up and keeps the detections at its own threshold (the same people:

@@ -2,7 +2,7 @@
 // Here the protocols and factory methods are part of the module itself, so
 // `let f = CIFilter.blendWithRedMask(); f.inputImage = image` compiles without that import.
 import Foundation
-import Synchronization
+import PVCore
 
 /// The base of the built-in filter protocols, as Core Image's `CIFilterProtocol`.
 public protocol CIFilterProtocol: AnyObject {
@@ -162,7 +162,7 @@ package struct PersonSegmentationHookOverride: Sendable {
     package init(_ hook: (@Sendable (CIImage, Int) throws -> CIImage)?) { self.hook = hook }
 }
 
-private let _personSegmentationHook = Mutex<(@Sendable (CIImage, Int) throws -> CIImage)?>({ image, level in
+private let _personSegmentationHook = Locked<(@Sendable (CIImage, Int) throws -> CIImage)?>({ image, level in
     try VNGeneratePersonSegmentationRequest.coreImageMask(of: image, qualityLevel: level)
 })
 

@@ -1,6 +1,6 @@
 import Foundation
+import PVCore
 import PVThreads
-import Synchronization
 
 /// `analyze --jsonl`: jobs from standard input, one per line, results on standard output, one JSON line per job in
 /// input order, written as soon as every earlier job's is (so results stream out while input still arrives). The
@@ -23,7 +23,7 @@ extension AnalyzeCommand {
 
     /// The result lines waiting for an earlier one, and the next line number to write.
     final class OrderedOutput: Sendable {
-        private let state = Mutex<(next: Int, waiting: [Int: String])>((1, [:]))
+        private let state = Locked<(next: Int, waiting: [Int: String])>((1, [:]))
 
         /// Writes `text` for job `line` once every earlier job's text is written (lines without a job count as
         /// written: ``skip(_:)``).

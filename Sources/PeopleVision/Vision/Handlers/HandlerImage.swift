@@ -1,7 +1,7 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVPerception
-import Synchronization
 
 /// The upright image a request analyses, decoded once per handler and shared by its requests.
 final class HandlerImage: @unchecked Sendable {
@@ -22,7 +22,7 @@ final class HandlerImage: @unchecked Sendable {
     /// Reads the depth that goes with the image (given to the handler, or in its file), for ``sceneDepth()``.
     var depthLoader: (@Sendable () -> SceneDepth?)?
     /// ``sceneDepth()``'s result once read: `.some(nil)` when there is none.
-    private let depth = Mutex<SceneDepth??>(nil)
+    private let depth = Locked<SceneDepth??>(nil)
 
     /// The depth that goes with the image, read on first use; nil when there is none or it cannot be used.
     func sceneDepth() -> SceneDepth? {
@@ -33,7 +33,7 @@ final class HandlerImage: @unchecked Sendable {
     }
 
     /// The analysis of each region of interest requests asked for (the last four): the work the requests share.
-    private let analyses = Mutex<[(roi: CGRect, analysis: ImageAnalysis)]>([])
+    private let analyses = Locked<[(roi: CGRect, analysis: ImageAnalysis)]>([])
 
     init(image: PixelBuffer, options: [VNImageOption: Any], handlerID: ObjectIdentifier) {
         self.image = image

@@ -1,6 +1,6 @@
 import Foundation
+import PVCore
 import PVPerception
-import Synchronization
 
 /// What a sequence of frames keeps from one frame to the next for the requests performed on it: the landmark
 /// smoothing of each body-pose, hand-pose and face-landmarks request (MediaPipe's video-mode filters). Owned by a ``VNSequenceRequestHandler`` or a
@@ -23,10 +23,10 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
         var recorded = false
     }
 
-    private let state = Mutex<(frames: Int64, entries: [ObjectIdentifier: Entry])>((0, [:]))
+    private let state = Locked<(frames: Int64, entries: [ObjectIdentifier: Entry])>((0, [:]))
     /// nil: every frame is detected.
-    private let tracker = Mutex<Tracker?>(nil)
-    private let smoothing = Mutex(true)
+    private let tracker = Locked<Tracker?>(nil)
+    private let smoothing = Locked(true)
 
     /// Whether landmarks are smoothed over the frames (when not, the `smoothed` functions return what they are given).
     var smoothsLandmarks: Bool {

@@ -1,7 +1,7 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVPerception
-import Synchronization
 
 /// Options for an image request handler, as Apple's `VNImageOption`.
 public struct VNImageOption: RawRepresentable, Hashable, Sendable {
@@ -42,9 +42,9 @@ public final class VNImageRequestHandler: @unchecked Sendable {
     private let options: [VNImageOption: Any]
     /// Depth given with the image (`init(cvPixelBuffer:depthData:…)`, `init(cmSampleBuffer:depthData:…)`).
     private let depthData: AVDepthData?
-    private let prepared = Mutex<HandlerImage?>(nil)
-    private let reduced = Mutex<HandlerImage?>(nil)
-    private let frameStamp = Mutex<Int64?>(nil)
+    private let prepared = Locked<HandlerImage?>(nil)
+    private let reduced = Locked<HandlerImage?>(nil)
+    private let frameStamp = Locked<Int64?>(nil)
 
     /// The video frame this handler's image is (``VNVideoProcessor``): its observations carry the time.
     private let frameTime: CMTimeRange?

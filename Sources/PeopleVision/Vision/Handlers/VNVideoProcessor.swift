@@ -1,7 +1,6 @@
 import Foundation
-import PVImaging
-import Synchronization
 import PVCore
+import PVImaging
 
 /// Performs requests on the frames of a video file, as Apple's `VNVideoProcessor`.
 ///
@@ -66,7 +65,7 @@ public final class VNVideoProcessor: @unchecked Sendable {  // mutable state gua
     }
 
     private let url: URL
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A processor for the video at `videoURL` (read when ``analyze(_:)`` runs).
     public init(url videoURL: URL) { url = videoURL }

@@ -1,7 +1,7 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVPerception
-import Synchronization
 
 /// Generates the semantic segmentation mattes (skin, hair, teeth, glasses) and the portrait effects matte of any
 /// photo: **PeopleVision's own request, not Apple API** (Apple's mattes come only from an iPhone's camera).
@@ -37,7 +37,7 @@ public final class PVGenerateMattesRequest: VNImageBasedRequest, @unchecked Send
         var types: [AVSemanticSegmentationMatte.MatteType] = [.skin, .hair, .teeth, .glasses]
         var portrait = true
     }
-    private let settings = Mutex(Settings())
+    private let settings = Locked(Settings())
 
     /// The semantic mattes to make (default skin, hair, teeth and glasses). `.sky` is not made: asking for it makes
     /// `perform` fail with ``VNErrorCode/invalidOption``.

@@ -1,7 +1,7 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVPerception
-import Synchronization
 
 /// Scores how well each face is captured, as Apple's `VNDetectFaceCaptureQualityRequest` (revisions 1–2,
 /// default 2).
@@ -22,7 +22,7 @@ import Synchronization
 /// let best = request.results?.max { ($0.faceCaptureQuality ?? 0) < ($1.faceCaptureQuality ?? 0) }
 /// ```
 public final class VNDetectFaceCaptureQualityRequest: VNImageBasedRequest, VNFaceObservationAccepting, @unchecked Sendable {
-    private let inputs = Mutex<[VNFaceObservation]?>(nil)
+    private let inputs = Locked<[VNFaceObservation]?>(nil)
 
     /// Faces to score; nil (default) finds them first.
     public var inputFaceObservations: [VNFaceObservation]? {

@@ -1,7 +1,7 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVPerception
-import Synchronization
 
 /// Requests that can start from faces found earlier, as Apple's `VNFaceObservationAccepting`.
 public protocol VNFaceObservationAccepting: AnyObject {
@@ -48,7 +48,7 @@ public final class VNDetectFaceLandmarksRequest: VNImageBasedRequest, VNFaceObse
         var inputs: [VNFaceObservation]?
         var constellation: VNRequestFaceLandmarksConstellation = .constellationNotDefined
     }
-    private let settings = Mutex(Settings())
+    private let settings = Locked(Settings())
 
     /// Faces to analyse; nil (default) finds them first.
     public var inputFaceObservations: [VNFaceObservation]? {

@@ -1,7 +1,7 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVPerception
-import Synchronization
 
 /// Finds faces, as Apple's `VNDetectFaceRectanglesRequest` (revisions 1–3, default 3).
 ///
@@ -25,7 +25,7 @@ import Synchronization
 /// for face in request.results ?? [] { print(face.boundingBox, face.roll ?? 0, face.yaw ?? 0, face.pitch ?? 0) }
 /// ```
 public final class VNDetectFaceRectanglesRequest: VNImageBasedRequest, @unchecked Sendable {
-    private let smallFaces = Mutex(false)
+    private let smallFaces = Locked(false)
 
     /// PeopleVision extension: also search 2×2 overlapping tiles of the image with the full-range detector, which
     /// finds faces of about 2–5 % of the image's width that the whole-image passes miss (crowds, group photos).

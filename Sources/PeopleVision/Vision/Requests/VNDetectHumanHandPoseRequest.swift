@@ -1,7 +1,7 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVPerception
-import Synchronization
 
 /// Finds hands and their 21 joints, as Apple's `VNDetectHumanHandPoseRequest` (revision 1).
 ///
@@ -18,7 +18,7 @@ import Synchronization
 /// wrist, so that hands too small for the whole-image palm pass (people in full-body photos) are found too.
 /// As Apple does, hands are ranked by size and only the largest ``maximumHandCount`` are returned.
 public final class VNDetectHumanHandPoseRequest: VNImageBasedRequest, @unchecked Sendable {
-    private let count = Mutex(2)
+    private let count = Locked(2)
 
     /// Most hands returned, largest first. Default 2. Values outside 1…64 make `perform` fail with
     /// ``VNErrorCode/invalidOption``.

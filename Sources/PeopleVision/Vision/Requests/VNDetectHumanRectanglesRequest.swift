@@ -1,7 +1,7 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVPerception
-import Synchronization
 
 /// Finds people and returns a box for each, as Apple's `VNDetectHumanRectanglesRequest` (revisions 1 and 2).
 ///
@@ -27,7 +27,7 @@ import Synchronization
 /// of their box as this request draws it), in coordinates normalized to the region: a region is not searched as a
 /// picture of its own, where, enlarged, a cat's face can pass for a person.
 public final class VNDetectHumanRectanglesRequest: VNImageBasedRequest, @unchecked Sendable {
-    private let upperOnly = Mutex(true)
+    private let upperOnly = Locked(true)
 
     /// Upper-body boxes (default `true`) or, with revision 2, full-body boxes.
     public var upperBodyOnly: Bool {

@@ -1,7 +1,7 @@
 import Foundation
+import PVCore
 import PVImaging
 import PVPerception
-import Synchronization
 
 /// Produces a matte of the people in an image, as Apple's `VNGeneratePersonSegmentationRequest` (revision 1).
 ///
@@ -40,7 +40,7 @@ public final class VNGeneratePersonSegmentationRequest: VNStatefulRequest, @unch
         var format: OSType = kCVPixelFormatType_OneComponent8
         var previous: PixelBuffer?
     }
-    private let settings = Mutex(Settings())
+    private let settings = Locked(Settings())
 
     /// Speed versus quality. Default `.accurate`.
     public var qualityLevel: QualityLevel {

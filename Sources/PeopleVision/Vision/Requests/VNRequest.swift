@@ -1,6 +1,6 @@
 import Foundation
+import PVCore
 import PVPerception
-import Synchronization
 
 /// A confidence in [0, 1], as Apple's `VNConfidence`.
 public typealias VNConfidence = Float
@@ -36,7 +36,7 @@ extension VNRequestResultsProviding where Self: VNRequest {
 /// when the request failed; the completion handler runs on the performing thread before `perform`
 /// returns; an unsupported `revision` fails with ``VNErrorCode/unsupportedRevision``.
 open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
-    private let state = Mutex<State>(State())
+    private let state = Locked<State>(State())
     private struct State {
         var results: [VNObservation]?
         var revision: Int?
@@ -164,7 +164,7 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
 
 /// The abstract base of requests that analyse an image, as Apple's `VNImageBasedRequest`.
 open class VNImageBasedRequest: VNRequest, @unchecked Sendable {
-    private let roi = Mutex(CGRect(x: 0, y: 0, width: 1, height: 1))
+    private let roi = Locked(CGRect(x: 0, y: 0, width: 1, height: 1))
 
     /// The part of the image to analyse, normalized with a lower-left origin. Default: the whole image.
     /// A rectangle outside the unit square is accepted here and makes `perform` fail, as on Apple platforms.

@@ -1,6 +1,6 @@
 import Foundation
+import PVCore
 import PVPerception
-import Synchronization
 
 /// Performs requests on the frames of a video file and delivers each request's results as an asynchronous sequence,
 /// as Vision's `VideoProcessor` (iOS 18).
@@ -46,7 +46,7 @@ public final class VideoProcessor: Sendable {
     }
 
     private let url: URL
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A processor for the video at `videoURL` (read when the analysis starts).
     public init(_ videoURL: URL) { url = videoURL }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PVCore
 
 /// Finds the most prominent person's 3D body pose, as Vision's `DetectHumanBodyPose3DRequest` (iOS 18): the engine
 /// of ``VNDetectHumanBodyPose3DRequest`` at revision 1.
@@ -19,7 +19,7 @@ public final class DetectHumanBodyPose3DRequest: ImageProcessingRequest, Statefu
         var regionOfInterest = NormalizedRect.fullImage
         var devices = ComputeDeviceChoice()
     }
-    private let settings = Mutex(Settings())
+    private let settings = Locked(Settings())
 
     /// Every revision this build runs.
     public static let supportedRevisions: [Revision] = [.revision1]
@@ -113,7 +113,7 @@ public final class GeneratePersonSegmentationRequest: ImageProcessingRequest, St
         var qualityLevel = QualityLevel.accurate
         var format: OSType = kCVPixelFormatType_OneComponent8
     }
-    private let settings = Mutex(Settings())
+    private let settings = Locked(Settings())
 
     /// Every revision this build runs.
     public static let supportedRevisions: [Revision] = [.revision1]

@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 import Synchronization
 
 /// The time the Swift-only API spends in its own code — the task hops, the thread handoff, turning `VN…`
@@ -18,7 +19,7 @@ package enum SwiftAPIOverhead {
     }
 
     private static let on = Atomic<Bool>(false)
-    private static let totals = Mutex(Totals())
+    private static let totals = Locked(Totals())
 
     /// Whether performs are being measured.
     package static var isRecording: Bool { on.load(ordering: .relaxed) }
