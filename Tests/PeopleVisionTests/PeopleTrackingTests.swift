@@ -59,13 +59,7 @@ struct PeopleTrackingTests {
 struct VideoProcessorTrackingTests {
     /// 24 frames of the astronaut (240 px) drifting right 4 px a frame over a grey 640 × 360 frame, 24 fps.
     static func clip() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pv-tracking-\(UUID().uuidString).mp4")
-        let person = try ImageDecoder.decode(contentsOf: try TestFiles.installed("astronaut.png")).pixels
-            .converted(to: .rgba32).resized(width: 240, height: 240)
-        let writer = try VideoWriter(url: url, width: 640, height: 360, framesPerSecond: 24)
-        for k in 0..<24 { try writer.append(try person.pasted(onto: 640, 360, at: [(100 + 4 * k, 60)], fill: 90), at: Double(k) / 24) }
-        try writer.finish()
-        return url
+        try VideoProcessorTests.clip(named: "pv-tracking", frame: (640, 360), side: 240, frames: 24, fps: 24, from: (100, 60), step: 4, fill: 90)
     }
 
     /// Per frame (by time), the noses of the bodies found.

@@ -9,11 +9,23 @@ import Testing
 @Suite struct VideoProcessorTests {
     /// Ten frames at 10 fps of the astronaut (160 px) sliding right on a 320×192 frame.
     static func clip() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pv-processor-\(UUID().uuidString).mp4")
+        try clip(named: "pv-processor", frame: (320, 192), side: 160, frames: 10, fps: 10, from: (10, 16), step: 12, fill: 60)
+    }
+
+    /// `frames` frames of the astronaut (`side` px square) moving right by `step` px a frame from `start` over a
+    /// plain `frame` of grey level `fill`, at `fps`.
+    static func clip(
+        named name: String, frame: (width: Int, height: Int), side: Int, frames: Int, fps: Int, from start: (x: Int, y: Int),
+        step: Int, fill: UInt8
+    ) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString).mp4")
         let astronaut = try ImageDecoder.decode(contentsOf: try TestFiles.installed("astronaut.png")).pixels
-            .converted(to: .rgba32).resized(width: 160, height: 160)
-        let writer = try VideoWriter(url: url, width: 320, height: 192, framesPerSecond: 10)
-        for k in 0..<10 { try writer.append(try astronaut.pasted(onto: 320, 192, at: [(10 + 12 * k, 16)], fill: 60), at: Double(k) / 10) }
+            .converted(to: .rgba32).resized(width: side, height: side)
+        let writer = try VideoWriter(url: url, width: frame.width, height: frame.height, framesPerSecond: Double(fps))
+        for k in 0..<frames {
+            let placed = try astronaut.pasted(onto: frame.width, frame.height, at: [(start.x + step * k, start.y)], fill: fill)
+            try writer.append(placed, at: Double(k) / Double(fps))
+        }
         try writer.finish()
         return url
     }
