@@ -25,7 +25,8 @@ package final class ThreadReserve: @unchecked Sendable {  // state guarded by `c
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
     private var parked = 0
-    private var started = 0
+    /// Threads alive, parked or working.
+    private var alive = 0
     private let name: String, keep: Int, idleSeconds: Double
 
     package init(named name: String, keep: Int, idleSeconds: Double) {
@@ -38,14 +39,13 @@ package final class ThreadReserve: @unchecked Sendable {  // state guarded by `c
         jobs.append(job)
         // Every job waiting needs a parked thread of its own, or a new thread.
         let wake = parked >= jobs.count
-        if wake { condition.signal() } else { started += 1 }
-        let number = started
+        if wake { condition.signal() } else { alive += 1 }
         condition.unlock()
-        if !wake { DedicatedThread.start(named: "\(name)-\(number)") { [self] in serve() } }
+        if !wake { DedicatedThread.start(named: name) { [self] in serve() } }
     }
 
     /// Threads alive now, parked or working (for tests).
-    package var threadCount: Int { condition.withLock { started } }
+    package var threadCount: Int { condition.withLock { alive } }
 
     private func serve() {
         condition.lock()
@@ -63,7 +63,7 @@ package final class ThreadReserve: @unchecked Sendable {  // state guarded by `c
             parked -= 1
             if !signalled, jobs.isEmpty { break }
         }
-        started -= 1
+        alive -= 1
         condition.unlock()
     }
 }

@@ -9,20 +9,21 @@ package enum BlockingWork {
     /// Runs `body` on a thread of the shared reserve and returns its result (or rethrows its error) to the waiting
     /// task.
     package static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            ThreadReserve.shared.run {
-                continuation.resume(with: Result { try body() })
-            }
-        }
+        try await handOver(body, start: ThreadReserve.shared.run)
     }
 
     /// Runs `body` on a new thread named `name`, for work that lasts long (a whole video), and returns its result
     /// (or rethrows its error) to the waiting task.
     package static func run<T: Sendable>(named name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await handOver(body) { DedicatedThread.start(named: name, $0) }
+    }
+
+    /// Suspends the task while `start` runs `body` on another thread, then resumes it with the outcome.
+    private static func handOver<T: Sendable>(
+        _ body: @escaping @Sendable () throws -> T, start: (@escaping @Sendable () -> Void) -> Void
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            DedicatedThread.start(named: name) {
-                continuation.resume(with: Result { try body() })
-            }
+            start { continuation.resume(with: Result { try body() }) }
         }
     }
 }
