@@ -5,15 +5,15 @@ import Testing
 /// `peoplevision analyze --jsonl`: jobs on standard input, one JSON line per job on standard output, in order.
 @Suite("analyze --jsonl")
 struct AnalyzeJSONLinesTests {
-    /// A started `peoplevision analyze --jsonl` with pipes to its input and output.
+    /// A started `peoplevision COMMAND --jsonl` (`analyze` unless told) with pipes to its input and output.
     final class Batch: @unchecked Sendable {  // used from the test's thread only
         let process = Process()
         let input = Pipe(), output = Pipe()
         private var buffer = Data()
 
-        init(_ arguments: [String]) throws {
+        init(_ arguments: [String], command: String = "analyze") throws {
             process.executableURL = CLITests.executable
-            process.arguments = ["analyze", "--jsonl"] + arguments
+            process.arguments = [command, "--jsonl"] + arguments
             process.standardInput = input
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice

@@ -221,4 +221,14 @@ import Testing
         }
         #expect(throws: ImagingError.self) { try ImageDecoder.decode(data: file) }
     }
+
+    /// A fuzzing find that once ran past libFuzzer's time limit inside libheif: a grid whose three alpha planes are
+    /// grids too, one of them made of a tile that does not exist. It ends at once with the decoder's error.
+    @Test func alphaGridsWithAMissingTileEnd() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let file = try Data(contentsOf: root.appendingPathComponent(
+            "Fuzz/ImageDecoders/Regressions/heic/three-alpha-grids-one-missing-tile.heic"))
+        #expect(throws: ImagingError.self) { try ImageDecoder.decode(data: file) }
+    }
 }

@@ -16,21 +16,48 @@ struct GreetCommand: ParsableCommand {
             .mkv) with the input's frame times and its audio copied as it is; progress goes to standard error. \
             With --tracking (accurate quality), the people are followed from frame to frame instead of detected on \
             every frame.
+
+            With --jsonl, greet many photos in one process (models loaded once, one photo per core): jobs from \
+            standard input, one per line (a photo's path, written to --output-dir as NAME.jpg or --format; or \
+            {"image": PATH, "out": PATH, "background": …, "id": …}), one JSON line per job on standard output in \
+            input order ({"line", "image", "output", "width", "height"}, or {"line", "image", "error"} and the \
+            stream goes on).
             """)
 
-    @Argument(help: "The photo or video with people.") var image: String
+    @Argument(help: "The photo or video with people (none with --jsonl).") var image: String?
     @Option(help: "A background image, a colour #RRGGBB, 'blur', or 'pose' (a colour from the head pose; photos only).")
     var background: String
     @Option(name: .shortAndLong, help: "Output image (.jpg, .png, .heic, .webp) or, for a video, .mp4, .m4v, .mov or .mkv.")
-    var output: String
+    var output: String?
     @Option(help: "fast, balanced or accurate.") var quality: QualityOption = .accurate
     @ArgumentParser.Flag(help: "For a video at accurate quality: follow the people from frame to frame instead of running the pose detector on every frame.")
     var tracking = false
+    @ArgumentParser.Flag(help: "Read photos to greet from standard input, one per line; write one JSON line per photo.")
+    var jsonl = false
+    @Option(help: "With --jsonl: the folder for the greetings of job lines that name no output.")
+    var outputDir: String?
+    @Option(help: "With --jsonl and --output-dir: the greetings' format (jpg, png, heic or webp).")
+    var format = "jpg"
 
     /// Whether the input is a video (by its extension).
-    var isVideo: Bool { VideoGreeting.inputExtensions.contains(URL(fileURLWithPath: image).pathExtension.lowercased()) }
+    var isVideo: Bool { image.map { VideoGreeting.inputExtensions.contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) } ?? false }
 
     func validate() throws {
+        if jsonl {
+            guard image == nil, output == nil else {
+                throw ValidationError("--jsonl reads its photos from standard input: give no photo and no --output")
+            }
+            guard !tracking else { throw ValidationError("--tracking is for a video") }
+            _ = try OutputKind(url: URL(fileURLWithPath: "greeting").appendingPathExtension(format))
+        } else {
+            guard image != nil else { throw ValidationError("give the photo or video to greet (or --jsonl)") }
+            guard output != nil else { throw ValidationError("give the output file with --output") }
+            guard outputDir == nil else { throw ValidationError("--output-dir is for --jsonl; give one output with --output") }
+        }
+        if background.hasPrefix("#") && parseColor(background) == nil {
+            throw ValidationError("background colour '\(background)' is not #RRGGBB")
+        }
+        guard !jsonl, let output else { return }
         if isVideo {
             let ext = URL(fileURLWithPath: output).pathExtension.lowercased()
             guard VideoWriter.fileExtensions.contains(ext) else {
@@ -42,22 +69,12 @@ struct GreetCommand: ParsableCommand {
         } else {
             _ = try OutputKind(url: URL(fileURLWithPath: output))
         }
-        if background.hasPrefix("#") && parseColor(background) == nil {
-            throw ValidationError("background colour '\(background)' is not #RRGGBB")
-        }
     }
 
     func run() throws {
-        let backdrop: Greeting.Backdrop
-        if background == "blur" {
-            backdrop = .blur
-        } else if background == "pose" {
-            backdrop = .pose
-        } else if let color = parseColor(background) {
-            backdrop = .color(color)
-        } else {
-            backdrop = .image(URL(fileURLWithPath: background))
-        }
+        if jsonl { return try runJSONLines() }
+        guard let image, let output else { throw CommandFailure("give the photo and the output") }
+        let backdrop = Self.backdrop(background)
         if isVideo {
             let done = try VideoGreeting.make(
                 video: URL(fileURLWithPath: image), backdrop: backdrop, quality: quality, tracking: tracking,
@@ -72,6 +89,14 @@ struct GreetCommand: ParsableCommand {
     }
 
     private func parseColor(_ text: String) -> CIColor? { PeopleVisionCLI.parseColor(text) }
+
+    /// The backdrop `--background` (or a job's `background`) names.
+    static func backdrop(_ text: String) -> Greeting.Backdrop {
+        if text == "blur" { return .blur }
+        if text == "pose" { return .pose }
+        if let color = PeopleVisionCLI.parseColor(text) { return .color(color) }
+        return .image(URL(fileURLWithPath: text))
+    }
 }
 
 enum PeopleVisionCLI {
