@@ -18,6 +18,7 @@ extension GreetCommand {
 
     /// Reads jobs until the end of standard input and writes their results in order.
     func runJSONLines() throws {
+        if let outputDir { try FileManager.default.createDirectory(atPath: outputDir, withIntermediateDirectories: true) }
         let command = self
         try JSONLines.run(named: "greet-jsonl", parse: { try command.job($0, line: $1) }, line: { $0.line },
                           result: { command.resultLine(for: $0) })
