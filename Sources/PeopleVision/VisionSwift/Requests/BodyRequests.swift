@@ -32,16 +32,14 @@ public struct DetectHumanRectanglesRequest: ImageProcessingRequest, EngineReques
     }
 
     func makeEngineRequests() throws -> [VNRequest] {
-        let r = VNDetectHumanRectanglesRequest()
-        r.revision = VNDetectHumanRectanglesRequestRevision2
-        r.regionOfInterest = regionOfInterest.cgRect
+        let r = VNDetectHumanRectanglesRequest().configured(
+            revision: VNDetectHumanRectanglesRequestRevision2, regionOfInterest: regionOfInterest, devices: devices)
         r.upperBodyOnly = upperBodyOnly
-        devices.apply(to: r)
         return [r]
     }
 
     func result(of performed: [VNRequest], on handler: ImageRequestHandler) throws -> Result {
-        ((performed.first as? VNDetectHumanRectanglesRequest)?.results ?? []).map { HumanObservation($0, descriptor: descriptor) }
+        performed.observations(VNHumanObservation.self).map { HumanObservation($0, descriptor: descriptor) }
     }
 
     func visionResult(_ result: Result) -> VisionResult { .detectHumanRectangles(self, result) }
@@ -91,21 +89,18 @@ public struct DetectHumanBodyPoseRequest: ImageProcessingRequest, EngineRequest 
     }
 
     func makeEngineRequests() throws -> [VNRequest] {
-        let body = VNDetectHumanBodyPoseRequest()
-        body.revision = VNDetectHumanBodyPoseRequestRevision1
-        body.regionOfInterest = regionOfInterest.cgRect
-        devices.apply(to: body)
+        let body = VNDetectHumanBodyPoseRequest().configured(
+            revision: VNDetectHumanBodyPoseRequestRevision1, regionOfInterest: regionOfInterest, devices: devices)
         guard detectsHands else { return [body] }
-        let hands = VNDetectHumanHandPoseRequest()
-        hands.regionOfInterest = regionOfInterest.cgRect
+        let hands = VNDetectHumanHandPoseRequest().configured(
+            revision: VNDetectHumanHandPoseRequestRevision1, regionOfInterest: regionOfInterest, devices: devices)
         hands.maximumHandCount = 8
-        devices.apply(to: hands)
         return [body, hands]
     }
 
     func result(of performed: [VNRequest], on handler: ImageRequestHandler) throws -> Result {
-        let bodies = (performed.first as? VNDetectHumanBodyPoseRequest)?.results ?? []
-        let hands = performed.count > 1 ? ((performed[1] as? VNDetectHumanHandPoseRequest)?.results ?? []) : []
+        let bodies = performed.observations(VNHumanBodyPoseObservation.self)
+        let hands = performed.observations(VNHumanHandPoseObservation.self, at: 1)
         let handDescriptor = RequestDescriptor.detectHumanHandPoseRequest(.revision1)
         let pairs = Self.pairHands(hands, with: bodies)
         return bodies.enumerated().map { i, body in
@@ -196,16 +191,14 @@ public struct DetectHumanHandPoseRequest: ImageProcessingRequest, EngineRequest 
     }
 
     func makeEngineRequests() throws -> [VNRequest] {
-        let r = VNDetectHumanHandPoseRequest()
-        r.revision = VNDetectHumanHandPoseRequestRevision1
-        r.regionOfInterest = regionOfInterest.cgRect
+        let r = VNDetectHumanHandPoseRequest().configured(
+            revision: VNDetectHumanHandPoseRequestRevision1, regionOfInterest: regionOfInterest, devices: devices)
         r.maximumHandCount = maximumHandCount
-        devices.apply(to: r)
         return [r]
     }
 
     func result(of performed: [VNRequest], on handler: ImageRequestHandler) throws -> Result {
-        ((performed.first as? VNDetectHumanHandPoseRequest)?.results ?? []).map { HumanHandPoseObservation($0, descriptor: descriptor) }
+        performed.observations(VNHumanHandPoseObservation.self).map { HumanHandPoseObservation($0, descriptor: descriptor) }
     }
 
     func visionResult(_ result: Result) -> VisionResult { .detectHumanHandPose(self, result) }

@@ -34,15 +34,12 @@ public struct DetectFaceRectanglesRequest: ImageProcessingRequest, EngineRequest
     }
 
     func makeEngineRequests() throws -> [VNRequest] {
-        let r = VNDetectFaceRectanglesRequest()
-        r.revision = VNDetectFaceRectanglesRequestRevision3
-        r.regionOfInterest = regionOfInterest.cgRect
-        devices.apply(to: r)
-        return [r]
+        [VNDetectFaceRectanglesRequest().configured(
+            revision: VNDetectFaceRectanglesRequestRevision3, regionOfInterest: regionOfInterest, devices: devices)]
     }
 
     func result(of performed: [VNRequest], on handler: ImageRequestHandler) throws -> Result {
-        ((performed.first as? VNDetectFaceRectanglesRequest)?.results ?? []).map { FaceObservation($0, descriptor: descriptor) }
+        performed.observations(VNFaceObservation.self).map { FaceObservation($0, descriptor: descriptor) }
     }
 
     func visionResult(_ result: Result) -> VisionResult { .detectFaceRectangles(self, result) }
@@ -82,16 +79,14 @@ public struct DetectFaceLandmarksRequest: ImageProcessingRequest, EngineRequest 
     }
 
     func makeEngineRequests() throws -> [VNRequest] {
-        let r = VNDetectFaceLandmarksRequest()
-        r.revision = VNDetectFaceLandmarksRequestRevision3
-        r.regionOfInterest = regionOfInterest.cgRect
+        let r = VNDetectFaceLandmarksRequest().configured(
+            revision: VNDetectFaceLandmarksRequestRevision3, regionOfInterest: regionOfInterest, devices: devices)
         r.inputFaceObservations = inputFaceObservations?.map(\.engineObservation)
-        devices.apply(to: r)
         return [r]
     }
 
     func result(of performed: [VNRequest], on handler: ImageRequestHandler) throws -> Result {
-        ((performed.first as? VNDetectFaceLandmarksRequest)?.results ?? []).map { FaceObservation($0, descriptor: descriptor) }
+        performed.observations(VNFaceObservation.self).map { FaceObservation($0, descriptor: descriptor) }
     }
 
     func visionResult(_ result: Result) -> VisionResult { .detectFaceLandmarks(self, result) }
@@ -129,16 +124,14 @@ public struct DetectFaceCaptureQualityRequest: ImageProcessingRequest, EngineReq
     }
 
     func makeEngineRequests() throws -> [VNRequest] {
-        let r = VNDetectFaceCaptureQualityRequest()
-        r.revision = VNDetectFaceCaptureQualityRequestRevision3
-        r.regionOfInterest = regionOfInterest.cgRect
+        let r = VNDetectFaceCaptureQualityRequest().configured(
+            revision: VNDetectFaceCaptureQualityRequestRevision3, regionOfInterest: regionOfInterest, devices: devices)
         r.inputFaceObservations = inputFaceObservations?.map(\.engineObservation)
-        devices.apply(to: r)
         return [r]
     }
 
     func result(of performed: [VNRequest], on handler: ImageRequestHandler) throws -> Result {
-        ((performed.first as? VNDetectFaceCaptureQualityRequest)?.results ?? []).map { FaceObservation($0, descriptor: descriptor) }
+        performed.observations(VNFaceObservation.self).map { FaceObservation($0, descriptor: descriptor) }
     }
 
     func visionResult(_ result: Result) -> VisionResult { .detectFaceCaptureQuality(self, result) }

@@ -62,16 +62,13 @@ public final class DetectHumanBodyPose3DRequest: ImageProcessingRequest, Statefu
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     func makeEngineRequests() throws -> [VNRequest] {
-        let r = VNDetectHumanBodyPose3DRequest()
-        r.revision = VNDetectHumanBodyPose3DRequestRevision1
         let s = settings.withLock { $0 }
-        r.regionOfInterest = s.regionOfInterest.cgRect
-        s.devices.apply(to: r)
-        return [r]
+        return [VNDetectHumanBodyPose3DRequest().configured(
+            revision: VNDetectHumanBodyPose3DRequestRevision1, regionOfInterest: s.regionOfInterest, devices: s.devices)]
     }
 
     func result(of performed: [VNRequest], on handler: ImageRequestHandler) throws -> Result {
-        ((performed.first as? VNDetectHumanBodyPose3DRequest)?.results ?? []).map { HumanBodyPose3DObservation($0, descriptor: descriptor) }
+        performed.observations(VNHumanBodyPose3DObservation.self).map { HumanBodyPose3DObservation($0, descriptor: descriptor) }
     }
 
     func visionResult(_ result: Result) -> VisionResult { .detectHumanBodyPose3D(self, result) }
@@ -164,18 +161,16 @@ public final class GeneratePersonSegmentationRequest: ImageProcessingRequest, St
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     func makeEngineRequests() throws -> [VNRequest] {
-        let r = VNGeneratePersonSegmentationRequest()
-        r.revision = VNGeneratePersonSegmentationRequestRevision1
         let s = settings.withLock { $0 }
-        r.regionOfInterest = s.regionOfInterest.cgRect
+        let r = VNGeneratePersonSegmentationRequest().configured(
+            revision: VNGeneratePersonSegmentationRequestRevision1, regionOfInterest: s.regionOfInterest, devices: s.devices)
         r.qualityLevel = s.qualityLevel.engineLevel
         r.outputPixelFormat = s.format
-        s.devices.apply(to: r)
         return [r]
     }
 
     func result(of performed: [VNRequest], on handler: ImageRequestHandler) throws -> Result {
-        guard let mask = (performed.first as? VNGeneratePersonSegmentationRequest)?.results?.first else {
+        guard let mask = performed.observations(VNPixelBufferObservation.self).first else {
             throw VisionError.internalError("the person segmentation produced no mask")
         }
         return PixelBufferObservation(mask, descriptor: descriptor)
@@ -214,15 +209,12 @@ public struct GeneratePersonInstanceMaskRequest: ImageProcessingRequest, EngineR
     }
 
     func makeEngineRequests() throws -> [VNRequest] {
-        let r = VNGeneratePersonInstanceMaskRequest()
-        r.revision = VNGeneratePersonInstanceMaskRequestRevision1
-        r.regionOfInterest = regionOfInterest.cgRect
-        devices.apply(to: r)
-        return [r]
+        [VNGeneratePersonInstanceMaskRequest().configured(
+            revision: VNGeneratePersonInstanceMaskRequestRevision1, regionOfInterest: regionOfInterest, devices: devices)]
     }
 
     func result(of performed: [VNRequest], on handler: ImageRequestHandler) throws -> Result {
-        guard let observation = (performed.first as? VNGeneratePersonInstanceMaskRequest)?.results?.first,
+        guard let observation = performed.observations(VNInstanceMaskObservation.self).first,
             !observation.allInstances.isEmpty
         else { return nil }
         return InstanceMaskObservation(observation, descriptor: descriptor)

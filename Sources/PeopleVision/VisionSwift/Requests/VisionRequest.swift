@@ -149,3 +149,20 @@ struct ComputeDeviceChoice: Hashable, Sendable {
         for (stage, device) in devices { request.setComputeDevice(device, for: stage.vnStage) }
     }
 }
+
+extension VNImageBasedRequest {
+    /// The request set up as a Swift-API request asks: to run `revision` on `regionOfInterest` with the chosen devices.
+    func configured(revision: Int, regionOfInterest: NormalizedRect, devices: ComputeDeviceChoice) -> Self {
+        self.revision = revision
+        self.regionOfInterest = regionOfInterest.cgRect
+        devices.apply(to: self)
+        return self
+    }
+}
+
+extension [VNRequest] {
+    /// The observations of the performed request at `index`, as the type it produces (none when it has none).
+    func observations<Observation: VNObservation>(_: Observation.Type, at index: Int = 0) -> [Observation] {
+        indices.contains(index) ? (self[index].storedResults as? [Observation]) ?? [] : []
+    }
+}
