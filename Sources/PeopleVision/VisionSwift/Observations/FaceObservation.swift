@@ -162,7 +162,7 @@ public struct FaceObservation: VisionObservation, BoundingBoxProviding {
         uuid = observation.uuid
         confidence = observation.confidence
         originatingRequestDescriptor = descriptor
-        timeRange = observation.timeRange == .zero ? nil : observation.timeRange
+        timeRange = observation.frameTimeRange
         func angle(_ n: NSNumber?) -> Measurement<UnitAngle> { Measurement(value: n?.doubleValue ?? 0, unit: .radians) }
         roll = angle(observation.roll)
         yaw = angle(observation.yaw)
@@ -214,7 +214,7 @@ public struct HumanObservation: VisionObservation, BoundingBoxProviding {
         uuid = observation.uuid
         confidence = observation.confidence
         originatingRequestDescriptor = descriptor
-        timeRange = observation.timeRange == .zero ? nil : observation.timeRange
+        timeRange = observation.frameTimeRange
         boundingBox = NormalizedRect(normalizedRect: observation.boundingBox)
         isUpperBodyOnly = observation.upperBodyOnly
     }

@@ -42,10 +42,7 @@ public struct HumanBodyPose3DObservation: VisionObservation {
         case leftArm = "human_joint_group_left_arm_3D", rightArm = "human_joint_group_right_arm_3D"
         case leftLeg = "human_joint_group_left_leg_3D", rightLeg = "human_joint_group_right_leg_3D"
 
-        var members: [JointName] {
-            VNHumanBodyPose3DObservation.JointsGroupName.members
-                .first { $0.0.rawValue.rawValue == rawValue }?.1.compactMap { JointName(rawValue: $0.rawValue.rawValue) } ?? []
-        }
+        var members: [JointName] { jointNames(ofGroup: rawValue, in: VNHumanBodyPose3DObservation.JointsGroupName.members) }
     }
 
     /// How the body's height was found.
@@ -77,7 +74,7 @@ public struct HumanBodyPose3DObservation: VisionObservation {
         uuid = observation.uuid
         confidence = observation.confidence
         originatingRequestDescriptor = descriptor
-        timeRange = observation.timeRange == .zero ? nil : observation.timeRange
+        timeRange = observation.frameTimeRange
         bodyHeight = Measurement(value: Double(observation.bodyHeight), unit: .meters)
         heightEstimationTechnique = observation.heightEstimation == .measured ? .measured : .reference
         cameraOriginMatrix = observation.cameraOriginMatrix

@@ -33,7 +33,7 @@ public struct InstanceMaskObservation: VisionObservation {
         uuid = observation.uuid
         confidence = observation.confidence
         originatingRequestDescriptor = descriptor
-        timeRange = observation.timeRange == .zero ? nil : observation.timeRange
+        timeRange = observation.frameTimeRange
         allInstances = observation.allInstances
         allInstancesMask = PixelBufferObservation(
             buffer: observation.instanceMask, confidence: observation.confidence, descriptor: descriptor, timeRange: timeRange)

@@ -18,7 +18,7 @@ public struct PixelBufferObservation: VisionObservation {
     init(_ observation: VNPixelBufferObservation, descriptor: RequestDescriptor?) {
         self.init(
             buffer: observation.pixelBuffer, uuid: observation.uuid, confidence: observation.confidence, descriptor: descriptor,
-            timeRange: observation.timeRange == .zero ? nil : observation.timeRange)
+            timeRange: observation.frameTimeRange)
     }
 
     init(buffer: CVPixelBuffer, uuid: UUID = UUID(), confidence: Float = 1, descriptor: RequestDescriptor?, timeRange: CMTimeRange?) {

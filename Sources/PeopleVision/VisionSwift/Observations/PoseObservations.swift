@@ -59,10 +59,7 @@ public struct HumanBodyPoseObservation: VisionObservation, PoseProviding {
         case face = "VNBLKFACE", torso = "VNBLKTORSO", leftArm = "VNBLKLARM", rightArm = "VNBLKRARM"
         case leftLeg = "VNBLKLLEG", rightLeg = "VNBLKRLEG"
 
-        var members: [JointName] {
-            VNHumanBodyPoseObservation.JointsGroupName.members
-                .first { $0.0.rawValue.rawValue == rawValue }?.1.compactMap { JointName(rawValue: $0.rawValue.rawValue) } ?? []
-        }
+        var members: [JointName] { jointNames(ofGroup: rawValue, in: VNHumanBodyPoseObservation.JointsGroupName.members) }
     }
 
     public typealias PoseJointName = JointName
@@ -90,12 +87,10 @@ public struct HumanBodyPoseObservation: VisionObservation, PoseProviding {
         uuid = observation.uuid
         confidence = observation.confidence
         originatingRequestDescriptor = descriptor
-        timeRange = observation.timeRange == .zero ? nil : observation.timeRange
+        timeRange = observation.frameTimeRange
         self.leftHand = leftHand
         self.rightHand = rightHand
-        var joints: [JointName: Joint] = [:]
-        for p in observation.orderedPoints { if let n = JointName(rawValue: p.identifier.rawValue) { joints[n] = Joint(p) } }
-        self.joints = joints
+        joints = jointsByName(observation)
     }
 
     public var availableJointNames: [JointName] { JointName.allCases.filter { joints[$0] != nil } }
@@ -136,10 +131,7 @@ public struct HumanHandPoseObservation: VisionObservation, PoseProviding {
         case thumb = "VNHLRKT", indexFinger = "VNHLRKI", middleFinger = "VNHLRKM", ringFinger = "VNHLRKR"
         case littleFinger = "VNHLRKP"
 
-        var members: [JointName] {
-            VNHumanHandPoseObservation.JointsGroupName.members
-                .first { $0.0.rawValue.rawValue == rawValue }?.1.compactMap { JointName(rawValue: $0.rawValue.rawValue) } ?? []
-        }
+        var members: [JointName] { jointNames(ofGroup: rawValue, in: VNHumanHandPoseObservation.JointsGroupName.members) }
     }
 
     /// Which hand, as Vision's `HumanHandPoseObservation.Chirality`.
@@ -166,15 +158,13 @@ public struct HumanHandPoseObservation: VisionObservation, PoseProviding {
         uuid = observation.uuid
         confidence = observation.confidence
         originatingRequestDescriptor = descriptor
-        timeRange = observation.timeRange == .zero ? nil : observation.timeRange
+        timeRange = observation.frameTimeRange
         chirality = switch observation.chirality {
         case .left: .left
         case .right: .right
         default: nil
         }
-        var joints: [JointName: Joint] = [:]
-        for p in observation.orderedPoints { if let n = JointName(rawValue: p.identifier.rawValue) { joints[n] = Joint(p) } }
-        self.joints = joints
+        joints = jointsByName(observation)
     }
 
     public var availableJointNames: [JointName] { JointName.allCases.filter { joints[$0] != nil } }
@@ -190,6 +180,23 @@ public struct HumanHandPoseObservation: VisionObservation, PoseProviding {
     public var keypoints: MLMultiArray {
         get throws { poseMultiArray(JointName.allCases.map { (joints[$0], joints[$0]?.confidence ?? 0) }) }
     }
+}
+
+/// The joints of a `VN…` pose observation by their Swift-API names.
+func jointsByName<Name: RawRepresentable & Hashable>(_ observation: VNRecognizedPointsObservation) -> [Name: Joint]
+where Name.RawValue == String {
+    var joints: [Name: Joint] = [:]
+    for p in observation.orderedPoints { if let n = Name(rawValue: p.identifier.rawValue) { joints[n] = Joint(p) } }
+    return joints
+}
+
+/// The Swift-API names of the members of the group `groupKey` in a `VN…` pose observation's group table (none for
+/// a group the table lacks).
+func jointNames<Group: RawRepresentable, EngineName: RawRepresentable, Name: RawRepresentable>(
+    ofGroup groupKey: String, in table: [(Group, [EngineName])]
+) -> [Name]
+where Group.RawValue == VNRecognizedPointGroupKey, EngineName.RawValue == VNRecognizedPointKey, Name.RawValue == String {
+    table.first { $0.0.rawValue.rawValue == groupKey }?.1.compactMap { Name(rawValue: $0.rawValue.rawValue) } ?? []
 }
 
 /// The `[1, 3, N]` array of the given joints: row 0 x, row 1 y, row 2 confidence (a missing joint is all zeros).

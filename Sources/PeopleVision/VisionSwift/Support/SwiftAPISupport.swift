@@ -72,9 +72,14 @@ public struct DetectedObjectObservation: VisionObservation, BoundingBoxProviding
         uuid = observation.uuid
         confidence = observation.confidence
         originatingRequestDescriptor = nil
-        timeRange = observation.timeRange == .zero ? nil : observation.timeRange
+        timeRange = observation.frameTimeRange
         boundingBox = NormalizedRect(normalizedRect: observation.boundingBox)
     }
+}
+
+extension VNObservation {
+    /// The time range as the Swift API's observations give it: the frame's, nil for a still image (a zero range).
+    var frameTimeRange: CMTimeRange? { timeRange == .zero ? nil : timeRange }
 }
 
 /// The `VN…` object an observation was converted from, kept so that a request given the observation back (or an
