@@ -49,19 +49,18 @@ public final class VNHumanBodyRecognizedPoint3D: VNRecognizedPoint3D, @unchecked
 /// An observation made of named 3-D points, as Apple's `VNRecognizedPoints3DObservation`.
 open class VNRecognizedPoints3DObservation: VNObservation, @unchecked Sendable {
     let orderedPoints: [VNRecognizedPoint3D]
-    let groupMembers: [(group: VNRecognizedPointGroupKey, keys: [VNRecognizedPointKey])]
+    let groups: RecognizedPointGroups
 
-    init(points: [VNRecognizedPoint3D], groups: [(group: VNRecognizedPointGroupKey, keys: [VNRecognizedPointKey])],
-         confidence: VNConfidence, requestRevision: Int) {
+    init(points: [VNRecognizedPoint3D], groups: RecognizedPointGroups, confidence: VNConfidence, requestRevision: Int) {
         orderedPoints = points
-        groupMembers = groups
+        self.groups = groups
         super.init(confidence: confidence, requestRevision: requestRevision)
     }
 
     /// The keys of every point, in the framework's order.
     public var availableKeys: [VNRecognizedPointKey] { orderedPoints.map(\.identifier) }
     /// The keys of every group (`.all` last).
-    public var availableGroupKeys: [VNRecognizedPointGroupKey] { groupMembers.map(\.group) }
+    public var availableGroupKeys: [VNRecognizedPointGroupKey] { groups.groupKeys }
 
     /// The point named `pointKey`.
     /// - Throws: ``VNErrorCode/invalidArgument`` when the observation has no such point.
@@ -75,9 +74,7 @@ open class VNRecognizedPoints3DObservation: VNObservation, @unchecked Sendable {
     /// The points of the group `groupKey`, by key (`.all` gives every point).
     /// - Throws: ``VNErrorCode/invalidArgument`` for a group the observation does not have.
     public func recognizedPoints(forGroupKey groupKey: VNRecognizedPointGroupKey) throws -> [VNRecognizedPointKey: VNRecognizedPoint3D] {
-        guard let keys = groupMembers.first(where: { $0.group == groupKey })?.keys else {
-            throw NSError(vision: .invalidArgument, "no 3D point group named '\(groupKey.rawValue)'; available: \(availableGroupKeys.map(\.rawValue))")
-        }
+        let keys = try groups.keys(of: groupKey, noun: "3D point group")
         var out: [VNRecognizedPointKey: VNRecognizedPoint3D] = [:]
         for p in orderedPoints where keys.contains(p.identifier) { out[p.identifier] = p }
         return out
@@ -209,7 +206,7 @@ public final class VNHumanBodyPose3DObservation: VNRecognizedPoints3DObservation
                 joint: name, parent: parent)
         }
         super.init(
-            points: points, groups: JointsGroupName.members.map { ($0.0.rawValue, $0.1.map(\.rawValue)) }, confidence: confidence,
+            points: points, groups: RecognizedPointGroups(JointsGroupName.members), confidence: confidence,
             requestRevision: requestRevision)
     }
 

@@ -97,7 +97,7 @@ public final class VNHumanBodyPoseObservation: VNRecognizedPointsObservation, @u
     init(points: [VNRecognizedPoint], confidence: VNConfidence, requestRevision: Int) {
         super.init(
             points: points,
-            groups: JointsGroupName.members.map { ($0.0.rawValue, $0.1.map(\.rawValue)) },
+            groups: RecognizedPointGroups(JointsGroupName.members),
             confidence: confidence, requestRevision: requestRevision)
     }
 

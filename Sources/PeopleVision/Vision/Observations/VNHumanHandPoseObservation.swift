@@ -95,7 +95,7 @@ public final class VNHumanHandPoseObservation: VNRecognizedPointsObservation, @u
         self.chirality = chirality
         super.init(
             points: points,
-            groups: JointsGroupName.members.map { ($0.0.rawValue, $0.1.map(\.rawValue)) },
+            groups: RecognizedPointGroups(JointsGroupName.members),
             confidence: confidence, requestRevision: requestRevision)
     }
 

@@ -10,18 +10,15 @@ open class VNRecognizedPointsObservation: VNObservation, @unchecked Sendable {
     /// Keys in the observation's order, with their points.
     let orderedPoints: [VNRecognizedPoint]
     private let pointsByKey: [VNRecognizedPointKey: VNRecognizedPoint]
-    /// Group keys in order, with their members in order.
-    let groupMembers: [(group: VNRecognizedPointGroupKey, keys: [VNRecognizedPointKey])]
+    /// The groups in order, with their members in order.
+    let groups: RecognizedPointGroups
 
-    init(
-        points: [VNRecognizedPoint], groups: [(group: VNRecognizedPointGroupKey, keys: [VNRecognizedPointKey])],
-        confidence: VNConfidence, requestRevision: Int
-    ) {
+    init(points: [VNRecognizedPoint], groups: RecognizedPointGroups, confidence: VNConfidence, requestRevision: Int) {
         orderedPoints = points
         var byKey: [VNRecognizedPointKey: VNRecognizedPoint] = [:]
         for p in points { byKey[p.identifier] = p }
         pointsByKey = byKey
-        groupMembers = groups
+        self.groups = groups
         super.init(confidence: confidence, requestRevision: requestRevision)
     }
 
@@ -29,7 +26,7 @@ open class VNRecognizedPointsObservation: VNObservation, @unchecked Sendable {
     public var availableKeys: [VNRecognizedPointKey] { orderedPoints.map(\.identifier) }
 
     /// The keys of every group of this observation (`.all` last).
-    public var availableGroupKeys: [VNRecognizedPointGroupKey] { groupMembers.map(\.group) }
+    public var availableGroupKeys: [VNRecognizedPointGroupKey] { groups.groupKeys }
 
     /// The point named `pointKey`.
     /// - Throws: an `NSError` in ``VNErrorDomain`` with code ``VNErrorCode/invalidArgument`` when the observation
@@ -44,11 +41,8 @@ open class VNRecognizedPointsObservation: VNObservation, @unchecked Sendable {
     /// The points of the group `groupKey`, by key (`.all` gives every point).
     /// - Throws: ``VNErrorCode/invalidArgument`` for a group the observation does not have.
     public func recognizedPoints(forGroupKey groupKey: VNRecognizedPointGroupKey) throws -> [VNRecognizedPointKey: VNRecognizedPoint] {
-        guard let members = groupMembers.first(where: { $0.group == groupKey })?.keys else {
-            throw NSError(vision: .invalidArgument, "no point group named '\(groupKey.rawValue)'; available: \(availableGroupKeys.map(\.rawValue))")
-        }
         var result: [VNRecognizedPointKey: VNRecognizedPoint] = [:]
-        for k in members { result[k] = pointsByKey[k] }
+        for k in try groups.keys(of: groupKey, noun: "point group") { result[k] = pointsByKey[k] }
         return result
     }
 
