@@ -58,7 +58,7 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
     /// The 17 joints, in the framework's order.
     public var supportedJointNames: [VNHumanBodyPose3DObservation.JointName] {
         get throws {
-            try checkRevision()
+            try Self.checkSupported(revision: revision)
             return VNHumanBodyPose3DObservation.JointName.all.map(\.0)
         }
     }
@@ -66,14 +66,8 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
     /// The joint groups (`.all` last).
     public var supportedJointsGroupNames: [VNHumanBodyPose3DObservation.JointsGroupName] {
         get throws {
-            try checkRevision()
+            try Self.checkSupported(revision: revision)
             return VNHumanBodyPose3DObservation.JointsGroupName.members.map(\.0)
-        }
-    }
-
-    private func checkRevision() throws {
-        guard Self.supportedRevisions.contains(revision) else {
-            throw NSError(vision: .unsupportedRevision, "VNDetectHumanBodyPose3DRequest revision \(revision) is not supported")
         }
     }
 

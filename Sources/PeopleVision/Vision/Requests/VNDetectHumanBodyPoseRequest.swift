@@ -44,18 +44,14 @@ public final class VNDetectHumanBodyPoseRequest: VNImageBasedRequest, @unchecked
     /// The joints a revision reports (deprecated by Apple in iOS 17 in favour of the instance property).
     /// - Throws: ``VNErrorCode/unsupportedRevision`` for an unknown revision.
     public class func supportedJointNames(forRevision revision: Int) throws -> [VNHumanBodyPoseObservation.JointName] {
-        guard supportedRevisions.contains(revision) else {
-            throw NSError(vision: .unsupportedRevision, "VNDetectHumanBodyPoseRequest revision \(revision) is not supported")
-        }
+        try checkSupported(revision: revision)
         return VNHumanBodyPoseObservation.JointName.all
     }
 
     /// The joint groups a revision reports.
     /// - Throws: ``VNErrorCode/unsupportedRevision`` for an unknown revision.
     public class func supportedJointsGroupNames(forRevision revision: Int) throws -> [VNHumanBodyPoseObservation.JointsGroupName] {
-        guard supportedRevisions.contains(revision) else {
-            throw NSError(vision: .unsupportedRevision, "VNDetectHumanBodyPoseRequest revision \(revision) is not supported")
-        }
+        try checkSupported(revision: revision)
         return VNHumanBodyPoseObservation.JointsGroupName.members.map(\.0)
     }
 

@@ -45,18 +45,14 @@ public final class VNDetectHumanHandPoseRequest: VNImageBasedRequest, @unchecked
     /// The joints a revision reports (deprecated by Apple in iOS 17 in favour of the instance property).
     /// - Throws: ``VNErrorCode/unsupportedRevision`` for an unknown revision.
     public class func supportedJointNames(forRevision revision: Int) throws -> [VNHumanHandPoseObservation.JointName] {
-        guard supportedRevisions.contains(revision) else {
-            throw NSError(vision: .unsupportedRevision, "VNDetectHumanHandPoseRequest revision \(revision) is not supported")
-        }
+        try checkSupported(revision: revision)
         return VNHumanHandPoseObservation.JointName.all
     }
 
     /// The joint groups a revision reports.
     /// - Throws: ``VNErrorCode/unsupportedRevision`` for an unknown revision.
     public class func supportedJointsGroupNames(forRevision revision: Int) throws -> [VNHumanHandPoseObservation.JointsGroupName] {
-        guard supportedRevisions.contains(revision) else {
-            throw NSError(vision: .unsupportedRevision, "VNDetectHumanHandPoseRequest revision \(revision) is not supported")
-        }
+        try checkSupported(revision: revision)
         return VNHumanHandPoseObservation.JointsGroupName.members.map(\.0)
     }
 

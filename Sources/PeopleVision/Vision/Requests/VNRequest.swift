@@ -68,6 +68,14 @@ open class VNRequest: NSObject, VNRequestResultsProviding, @unchecked Sendable {
 
     /// Revisions this build can run. Subclasses override.
     open class var supportedRevisions: IndexSet { IndexSet(integer: 1) }
+    /// Checks that this class runs `revision`.
+    /// - Throws: ``VNErrorCode/unsupportedRevision`` when it does not.
+    class func checkSupported(revision: Int) throws {
+        guard supportedRevisions.contains(revision) else {
+            throw NSError(vision: .unsupportedRevision, "\(self) revision \(revision) is not supported")
+        }
+    }
+
     /// The revision used when none is set: the newest one, as an app linked against the newest SDK sees.
     open class var defaultRevision: Int { supportedRevisions.last ?? 1 }
     /// The newest revision this build supports.
