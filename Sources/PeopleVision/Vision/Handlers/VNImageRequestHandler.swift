@@ -188,23 +188,24 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         if let c = prepared.withLock({ $0 }) { return c }
         if let side = sufficientSide {
             if let c = reduced.withLock({ $0 }), max(c.image.width, c.image.height) >= side { return c }
-            if let (image, focal) = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: side) {
-                let context = HandlerImage(image: image, options: options, handlerID: ObjectIdentifier(self))
-                context.focalLength35mm = focal
-                context.frameTime = frameTime
-                context.sequence = sequenceFrame()
-                context.depthLoader = depthLoader()
+            if let loaded = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: side) {
+                let context = handlerImage(loaded)
                 reduced.withLock { $0 = context }
                 return context
             }
         }
-        let (image, focal) = try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: nil)!
-        let context = HandlerImage(image: image, options: options, handlerID: ObjectIdentifier(self))
-        context.focalLength35mm = focal
+        let context = handlerImage(try VNImageRequestHandler.load(source, orientation: orientation, sufficientSide: nil)!)
+        prepared.withLock { $0 = context }
+        return context
+    }
+
+    /// The requests' image of a loaded decode, with this handler's options, frame time, sequence place and depth.
+    private func handlerImage(_ loaded: (pixels: PixelBuffer, focalLength35mm: Double?)) -> HandlerImage {
+        let context = HandlerImage(image: loaded.pixels, options: options, handlerID: ObjectIdentifier(self))
+        context.focalLength35mm = loaded.focalLength35mm
         context.frameTime = frameTime
         context.sequence = sequenceFrame()
         context.depthLoader = depthLoader()
-        prepared.withLock { $0 = context }
         return context
     }
 

@@ -49,11 +49,9 @@ public final class ImageRequestHandler: Sendable {
     public convenience init(
         _ pixelBuffer: CVPixelBuffer, depthData: AVDepthData? = nil, orientation: CGImagePropertyOrientation? = nil
     ) {
-        if let depthData {
-            self.init(engine: VNImageRequestHandler(cvPixelBuffer: pixelBuffer, depthData: depthData, orientation: orientation ?? .up))
-        } else {
-            self.init(engine: VNImageRequestHandler(cvPixelBuffer: pixelBuffer, orientation: orientation ?? .up))
-        }
+        self.init(
+            engine: VNImageRequestHandler(
+                source: .pixels(pixelBuffer.pixelBuffer), orientation: orientation ?? .up, options: [:], depthData: depthData))
     }
 
     /// A camera or video frame (its image buffer) whose pixels have the given orientation (nil: `.up`), with the
@@ -61,11 +59,10 @@ public final class ImageRequestHandler: Sendable {
     public convenience init(
         _ sampleBuffer: CMSampleBuffer, depthData: AVDepthData? = nil, orientation: CGImagePropertyOrientation? = nil
     ) {
-        if let depthData {
-            self.init(engine: VNImageRequestHandler(cmSampleBuffer: sampleBuffer, depthData: depthData, orientation: orientation ?? .up))
-        } else {
-            self.init(engine: VNImageRequestHandler(cmSampleBuffer: sampleBuffer, orientation: orientation ?? .up))
-        }
+        self.init(
+            engine: VNImageRequestHandler(
+                source: .sampleBuffer(sampleBuffer), orientation: orientation ?? .up, options: [:],
+                frameTime: sampleBuffer.visionTimeRange, depthData: depthData))
     }
 
     /// Performs one request and returns its result.
