@@ -88,15 +88,7 @@ extension CIContext {
 
     enum ExportContainer { case png, jpeg, heif }
 
-    private static let matteOptions: [(CIImageRepresentationOption, AuxiliaryImageType)] = [
-        (.portraitEffectsMatteImage, .portraitEffectsMatte),
-        (.semanticSegmentationSkinMatteImage, .skinMatte),
-        (.semanticSegmentationHairMatteImage, .hairMatte),
-        (.semanticSegmentationTeethMatteImage, .teethMatte),
-        (.semanticSegmentationGlassesMatteImage, .glassesMatte),
-        (.semanticSegmentationSkyMatteImage, .skyMatte),
-        (.hdrGainMapImage, .hdrGainMap),
-    ]
+    private static let matteOptions = ImageLoader.auxiliaryKeys.map { ($0.write, $0.type) }
     private static let refusedOptions: [CIImageRepresentationOption] = [
         .hdrImage,
     ]

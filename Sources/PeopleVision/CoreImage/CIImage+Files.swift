@@ -53,20 +53,21 @@ extension CIImage {
 
 /// Decoding through PVImaging for the file and data initializers.
 enum ImageLoader {
-    /// Auxiliary options in the order they are honoured when several are set.
-    static let auxiliaryOptions: [(CIImageOption, AuxiliaryImageType)] = [
-        (.auxiliaryPortraitEffectsMatte, .portraitEffectsMatte),
-        (.auxiliarySemanticSegmentationSkinMatte, .skinMatte),
-        (.auxiliarySemanticSegmentationHairMatte, .hairMatte),
-        (.auxiliarySemanticSegmentationTeethMatte, .teethMatte),
-        (.auxiliarySemanticSegmentationGlassesMatte, .glassesMatte),
-        (.auxiliarySemanticSegmentationSkyMatte, .skyMatte),
-        (.auxiliaryHDRGainMap, .hdrGainMap),
+    /// Each grey auxiliary image with Apple's option that reads it (`CIImage(contentsOf:options:)`) and the one that
+    /// writes it (`CIContext`'s HEIF writer), in the order they are honoured when several are set.
+    static let auxiliaryKeys: [(read: CIImageOption, write: CIImageRepresentationOption, type: AuxiliaryImageType)] = [
+        (.auxiliaryPortraitEffectsMatte, .portraitEffectsMatteImage, .portraitEffectsMatte),
+        (.auxiliarySemanticSegmentationSkinMatte, .semanticSegmentationSkinMatteImage, .skinMatte),
+        (.auxiliarySemanticSegmentationHairMatte, .semanticSegmentationHairMatteImage, .hairMatte),
+        (.auxiliarySemanticSegmentationTeethMatte, .semanticSegmentationTeethMatteImage, .teethMatte),
+        (.auxiliarySemanticSegmentationGlassesMatte, .semanticSegmentationGlassesMatteImage, .glassesMatte),
+        (.auxiliarySemanticSegmentationSkyMatte, .semanticSegmentationSkyMatteImage, .skyMatte),
+        (.auxiliaryHDRGainMap, .hdrGainMapImage, .hdrGainMap),
     ]
 
     static func load(_ data: Data, options: [CIImageOption: Any]) -> (PixelBuffer, ImageFileInfo)? {
         let given = options[.properties] as? [String: Any]
-        for (option, type) in auxiliaryOptions where boolOption(options[option]) {
+        for (option, _, type) in auxiliaryKeys where boolOption(options[option]) {
             guard let reader = try? HEICReader(data: data), let matte = try? reader.auxiliaryImage(type) else { return nil }
             return (matte, matteInfo(matte, type: type, properties: given ?? dimensions(matte)))
         }
