@@ -1,3 +1,6 @@
+import PVImaging
+import PVInference
+
 /// Rounds a model input tensor to the 256 grey levels MediaPipe's inputs have (MODELS.md §2.3).
 ///
 /// MediaPipe samples the **uint8** image, so every tensor value is `p·(max − min)/255 + min` for an
@@ -26,6 +29,20 @@ package enum InputQuantization {
         for i in 0..<tensor.count {
             let p = min(max((base[i] - lo) * inverse, 0), 255)
             base[i] = ((p + magic) - magic) * scale + lo
+        }
+    }
+}
+
+extension Interpreter {
+    /// Writes `rect` of `image` into input 0 as `sampler` samples it, rounded to byte levels as the graphs' 8-bit
+    /// images are (``InputQuantization``).
+    /// - Returns: the letterbox padding of the sample.
+    /// - Throws: `ImagingError` for a non-finite or empty `rect`.
+    func sampleInput(_ image: PixelBuffer, rect: RotatedRect, sampler: TensorSampler) throws -> LetterboxPadding {
+        try withInput(0) { tensor in
+            let padding = try sampler.sample(image, rect: rect, into: tensor)
+            InputQuantization.roundToByteLevels(tensor, range: sampler.range)
+            return padding
         }
     }
 }

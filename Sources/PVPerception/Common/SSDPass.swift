@@ -9,17 +9,9 @@ enum SSDPass {
     /// - Throws: `InferenceError` `.modelNotFound` when the model is not installed; ``PerceptionError``
     ///   `.unexpectedModel` when its tensors are not those.
     static func pool(modelNamed name: String, size: Int, anchors: Int, values: Int, threads: Int?) throws -> InterpreterPool {
-        let pool = try InterpreterPool(modelNamed: name, threads: threads)
-        let m = pool.model
-        guard m.inputs.count == 1, m.inputs[0].shape == [1, size, size, 3], m.outputs.count == 2,
-            m.outputs[0].elementCount == anchors * values, m.outputs[1].elementCount == anchors
-        else {
-            throw PerceptionError(
-                .unexpectedModel,
-                "\(name) has inputs \(m.inputs.map(\.shape)) and outputs \(m.outputs.map(\.shape)); expected "
-                    + "[1, \(size), \(size), 3] → [1, \(anchors), \(values)], [1, \(anchors), 1]. Reinstall it with scripts/bootstrap")
-        }
-        return pool
+        try InterpreterPool(
+            modelNamed: name, threads: threads, input: [1, size, size, 3], outputCounts: [anchors * values, anchors],
+            expected: "[1, \(size), \(size), 3] → [1, \(anchors), \(values)], [1, \(anchors), 1]")
     }
 
     /// One pass over `rect` (letterboxed into the model's square input by `sampler`, rounded to byte levels as the
@@ -27,11 +19,7 @@ enum SSDPass {
     static func run(
         _ interpreter: Interpreter, image: PixelBuffer, rect: RotatedRect, sampler: TensorSampler, decoder: SSDDecoder
     ) throws -> ([Detection], LetterboxPadding) {
-        let padding = try interpreter.withInput(0) { tensor in
-            let padding = try sampler.sample(image, rect: rect, into: tensor)
-            InputQuantization.roundToByteLevels(tensor, range: sampler.range)
-            return padding
-        }
+        let padding = try interpreter.sampleInput(image, rect: rect, sampler: sampler)
         try interpreter.invoke()
         let detections = interpreter.withOutput(0) { regressors in
             interpreter.withOutput(1) { scores in decoder.decode(regressors: regressors, scores: scores) }

@@ -65,15 +65,12 @@ public final class FaceLandmarker: Sendable {
         public init() {}
 
         func validate() throws {
-            func check(_ ok: Bool, _ message: @autoclosure () -> String) throws {
-                if !ok { throw PerceptionError(.invalidArgument, message()) }
-            }
-            try check((1...64).contains(maxFaces), "maxFaces \(maxFaces) is outside 1…64")
+            try checkOption((1...64).contains(maxFaces), "maxFaces \(maxFaces) is outside 1…64")
             if let minDetectionScore {
-                try check((0...1).contains(minDetectionScore), "minDetectionScore \(minDetectionScore) is outside 0…1")
+                try checkOption((0...1).contains(minDetectionScore), "minDetectionScore \(minDetectionScore) is outside 0…1")
             }
-            try check((0...1).contains(minPresence), "minPresence \(minPresence) is outside 0…1")
-            try check((0...1).contains(duplicateIoU), "duplicateIoU \(duplicateIoU) is outside 0…1")
+            try checkOption((0...1).contains(minPresence), "minPresence \(minPresence) is outside 0…1")
+            try checkOption((0...1).contains(duplicateIoU), "duplicateIoU \(duplicateIoU) is outside 0…1")
             try detectorTiling?.validate()
         }
     }
@@ -106,35 +103,16 @@ public final class FaceLandmarker: Sendable {
         try options.validate()
         self.options = options
         detector = try FaceDetector(threads: threads)
-        mesh = try InterpreterPool(modelNamed: "face_landmark.tflite", threads: threads)
-        iris = try InterpreterPool(modelNamed: "iris_landmark.tflite", threads: threads)
+        mesh = try InterpreterPool(
+            modelNamed: "face_landmark.tflite", threads: threads, input: [1, 192, 192, 3], outputCounts: [1404, 1])
+        iris = try InterpreterPool(
+            modelNamed: "iris_landmark.tflite", threads: threads, input: [1, 64, 64, 3], outputCounts: [213, 15])
         if options.refineIrises && options.irisSource == .attentionMesh {
-            let pool = try InterpreterPool(modelNamed: "face_landmark_with_attention.tflite", threads: threads)
-            let a = pool.model
-            guard a.inputs.count == 1, a.inputs[0].shape == [1, 192, 192, 3],
-                a.outputs.map(\.elementCount) == [1404, 160, 142, 142, 10, 10, 1]
-            else {
-                throw PerceptionError(
-                    .unexpectedModel,
-                    "face_landmark_with_attention.tflite has inputs \(a.inputs.map(\.shape)) and outputs \(a.outputs.map(\.shape)); "
-                        + "expected [1, 192, 192, 3] → 1404, 160, 142, 142, 10, 10, 1 values. Reinstall it with scripts/bootstrap")
-            }
-            attention = pool
+            attention = try InterpreterPool(
+                modelNamed: "face_landmark_with_attention.tflite", threads: threads, input: [1, 192, 192, 3],
+                outputCounts: [1404, 160, 142, 142, 10, 10, 1])
         } else {
             attention = nil
-        }
-        let m = mesh.model, i = iris.model
-        guard m.inputs.count == 1, m.inputs[0].shape == [1, 192, 192, 3], m.outputs.map(\.elementCount) == [1404, 1] else {
-            throw PerceptionError(
-                .unexpectedModel,
-                "face_landmark.tflite has inputs \(m.inputs.map(\.shape)) and outputs \(m.outputs.map(\.shape)); expected "
-                    + "[1, 192, 192, 3] → 1404, 1 values. Reinstall it with scripts/bootstrap")
-        }
-        guard i.inputs.count == 1, i.inputs[0].shape == [1, 64, 64, 3], i.outputs.map(\.elementCount) == [213, 15] else {
-            throw PerceptionError(
-                .unexpectedModel,
-                "iris_landmark.tflite has inputs \(i.inputs.map(\.shape)) and outputs \(i.outputs.map(\.shape)); expected "
-                    + "[1, 64, 64, 3] → 213, 15 values. Reinstall it with scripts/bootstrap")
         }
     }
 
@@ -286,11 +264,8 @@ public final class FaceLandmarker: Sendable {
         let sampler = TensorSampler(width: n, height: n, range: 0...1, fit: .stretch, border: .replicate)
         let minPresence = options.minPresence
         return try pool.withInterpreter { interpreter -> (landmarks: [Landmark], presence: Double)? in
-            try interpreter.withInput(0) { tensor in
-                _ = try sampler.sample(image, rect: roi, into: tensor)
-                InputQuantization.roundToByteLevels(tensor, range: sampler.range)
-                if mirrored { Self.flipHorizontally(tensor, width: n, height: n) }
-            }
+            _ = try interpreter.sampleInput(image, rect: roi, sampler: sampler)
+            if mirrored { interpreter.withInput(0) { Self.flipHorizontally($0, width: n, height: n) } }
             try interpreter.invoke()
             let presence = Double(interpreter.withOutput(presenceOutput) { 1 / (1 + exp(-$0[0])) })
             guard presence > minPresence else { return nil }

@@ -84,20 +84,17 @@ public final class HandLandmarker: Sendable {
         public init() {}
 
         func validate() throws {
-            func check(_ ok: Bool, _ message: @autoclosure () -> String) throws {
-                if !ok { throw PerceptionError(.invalidArgument, message()) }
-            }
-            try check((1...64).contains(maxHands), "maxHands \(maxHands) is outside 1…64")
-            try check((1...64).contains(maxPalmCandidates), "maxPalmCandidates \(maxPalmCandidates) is outside 1…64")
-            try check((0...1).contains(minDetectionScore), "minDetectionScore \(minDetectionScore) is outside 0…1")
-            try check((0...1).contains(minPresence), "minPresence \(minPresence) is outside 0…1")
-            try check((0...3).contains(recropPasses), "recropPasses \(recropPasses) is outside 0…3")
-            try check((0...1).contains(minWristVisibility), "minWristVisibility \(minWristVisibility) is outside 0…1")
-            try check((0...1).contains(duplicateIoU), "duplicateIoU \(duplicateIoU) is outside 0…1")
-            try check(
+            try checkOption((1...64).contains(maxHands), "maxHands \(maxHands) is outside 1…64")
+            try checkOption((1...64).contains(maxPalmCandidates), "maxPalmCandidates \(maxPalmCandidates) is outside 1…64")
+            try checkOption((0...1).contains(minDetectionScore), "minDetectionScore \(minDetectionScore) is outside 0…1")
+            try checkOption((0...1).contains(minPresence), "minPresence \(minPresence) is outside 0…1")
+            try checkOption((0...3).contains(recropPasses), "recropPasses \(recropPasses) is outside 0…3")
+            try checkOption((0...1).contains(minWristVisibility), "minWristVisibility \(minWristVisibility) is outside 0…1")
+            try checkOption((0...1).contains(duplicateIoU), "duplicateIoU \(duplicateIoU) is outside 0…1")
+            try checkOption(
                 (0...minDetectionScore).contains(weakPalmScore),
                 "weakPalmScore \(weakPalmScore) is outside 0…minDetectionScore (\(minDetectionScore))")
-            try check((0...1).contains(weakPalmMinPresence), "weakPalmMinPresence \(weakPalmMinPresence) is outside 0…1")
+            try checkOption((0...1).contains(weakPalmMinPresence), "weakPalmMinPresence \(weakPalmMinPresence) is outside 0…1")
         }
     }
 
@@ -116,15 +113,8 @@ public final class HandLandmarker: Sendable {
         try options.validate()
         self.options = options
         palmDetector = try PalmDetector(model: options.palmModel, threads: threads)
-        pool = try InterpreterPool(modelNamed: options.landmarkModel.fileName, threads: threads)
-        let m = pool.model
-        guard m.inputs.count == 1, m.inputs[0].shape == [1, 224, 224, 3], m.outputs.map(\.elementCount) == [63, 1, 1, 63]
-        else {
-            throw PerceptionError(
-                .unexpectedModel,
-                "\(options.landmarkModel.fileName) has inputs \(m.inputs.map(\.shape)) and outputs \(m.outputs.map(\.shape)); "
-                    + "expected [1, 224, 224, 3] → 63, 1, 1, 63 values. Reinstall it with scripts/bootstrap")
-        }
+        pool = try InterpreterPool(
+            modelNamed: options.landmarkModel.fileName, threads: threads, input: [1, 224, 224, 3], outputCounts: [63, 1, 1, 63])
     }
 
     /// Finds the hands in an upright image.
@@ -366,11 +356,7 @@ public final class HandLandmarker: Sendable {
         let n = Self.inputSize
         let sampler = TensorSampler(width: n, height: n, range: 0...1, fit: .letterbox, border: .replicate)
         return try pool.withInterpreter { interpreter -> HandPose? in
-            let padding = try interpreter.withInput(0) { tensor in
-                let padding = try sampler.sample(image, rect: roi, into: tensor)
-                InputQuantization.roundToByteLevels(tensor, range: sampler.range)
-                return padding
-            }
+            let padding = try interpreter.sampleInput(image, rect: roi, sampler: sampler)
             try interpreter.invoke()
             let presence = Double(interpreter.withOutput(1) { $0[0] })
             guard presence > options.minPresence else { return nil }

@@ -82,17 +82,14 @@ public final class PoseLandmarker: Sendable {
         public init() {}
 
         func validate() throws {
-            func check(_ ok: Bool, _ message: @autoclosure () -> String) throws {
-                if !ok { throw PerceptionError(.invalidArgument, message()) }
-            }
-            try check((1...64).contains(maxPeople), "maxPeople \(maxPeople) is outside 1…64")
-            try check((0...1).contains(minDetectionScore), "minDetectionScore \(minDetectionScore) is outside 0…1")
-            try check((0...1).contains(minPresence), "minPresence \(minPresence) is outside 0…1")
-            try check(
+            try checkOption((1...64).contains(maxPeople), "maxPeople \(maxPeople) is outside 1…64")
+            try checkOption((0...1).contains(minDetectionScore), "minDetectionScore \(minDetectionScore) is outside 0…1")
+            try checkOption((0...1).contains(minPresence), "minPresence \(minPresence) is outside 0…1")
+            try checkOption(
                 (1...63).contains(heatmapKernelSize) && heatmapKernelSize % 2 == 1,
                 "heatmapKernelSize \(heatmapKernelSize) must be odd and within 1…63")
-            try check((0...1).contains(duplicateIoU), "duplicateIoU \(duplicateIoU) is outside 0…1")
-            try check(duplicateDistance >= 0 && duplicateDistance.isFinite, "duplicateDistance \(duplicateDistance) must be ≥ 0")
+            try checkOption((0...1).contains(duplicateIoU), "duplicateIoU \(duplicateIoU) is outside 0…1")
+            try checkOption(duplicateDistance >= 0 && duplicateDistance.isFinite, "duplicateDistance \(duplicateDistance) must be ≥ 0")
             try detectorTiling?.validate()
         }
     }
@@ -131,16 +128,12 @@ public final class PoseLandmarker: Sendable {
         self.options = options
         self.threads = threads
         detector = try PoseDetector(threads: threads)
-        pool = try InterpreterPool(modelNamed: "pose_landmark_full.tflite", threads: threads)
-        let m = pool.model
-        let expected = [195, 1, 256 * 256, 64 * 64 * 39, 117]
-        guard m.inputs.count == 1, m.inputs[0].shape == [1, 256, 256, 3], m.outputs.map(\.elementCount) == expected,
-            m.outputs[3].shape == [1, 64, 64, 39]
-        else {
-            throw PerceptionError(
-                .unexpectedModel,
-                "pose_landmark_full.tflite has inputs \(m.inputs.map(\.shape)) and outputs \(m.outputs.map(\.shape)); "
-                    + "expected [1, 256, 256, 3] → 195, 1, 256×256, 64×64×39, 117 values. Reinstall it with scripts/bootstrap")
+        let name = "pose_landmark_full.tflite", expected = "[1, 256, 256, 3] → 195, 1, 256×256, 64×64×39, 117 values"
+        pool = try InterpreterPool(
+            modelNamed: name, threads: threads, input: [1, 256, 256, 3],
+            outputCounts: [195, 1, 256 * 256, 64 * 64 * 39, 117], expected: expected)
+        guard pool.model.outputs[3].shape == [1, 64, 64, 39] else {
+            throw PerceptionError.unexpectedTensors(of: name, pool.model, expected: expected)
         }
     }
 
@@ -291,11 +284,7 @@ public final class PoseLandmarker: Sendable {
         let cropRect = roi.letterboxed(toAspectOf: n, n).rect
         let refinement = HeatmapRefinement(kernelSize: options.heatmapKernelSize)
         let person = try pool.withInterpreter { interpreter -> PersonPose? in
-            let padding = try interpreter.withInput(0) { tensor in
-                let padding = try sampler.sample(image, rect: roi, into: tensor)
-                InputQuantization.roundToByteLevels(tensor, range: sampler.range)
-                return padding
-            }
+            let padding = try interpreter.sampleInput(image, rect: roi, sampler: sampler)
             try interpreter.invoke()
             let presence = Double(interpreter.withOutput(1) { $0[0] })
             guard presence > options.minPresence else { return nil }

@@ -14,6 +14,22 @@ package final class InterpreterPool: @unchecked Sendable {
         self.threads = threads
     }
 
+    /// The pool of a model checked at load: one input of shape `input`, and outputs holding `outputCounts` values, in
+    /// order.
+    /// - Parameter expected: what the error says was expected; default `input → outputCounts values`.
+    /// - Throws: `InferenceError` `.modelNotFound` when the model is not installed; ``PerceptionError``
+    ///   `.unexpectedModel` when its tensors are not those.
+    package convenience init(
+        modelNamed name: String, threads: Int?, input: [Int], outputCounts: [Int], expected: String? = nil
+    ) throws {
+        try self.init(modelNamed: name, threads: threads)
+        let m = model
+        guard m.inputs.count == 1, m.inputs[0].shape == input, m.outputs.map(\.elementCount) == outputCounts else {
+            let counts = outputCounts.map(String.init).joined(separator: ", ")
+            throw PerceptionError.unexpectedTensors(of: name, m, expected: expected ?? "\(input) → \(counts) values")
+        }
+    }
+
     /// Runs `body` with exclusive use of an interpreter.
     package func withInterpreter<R>(_ body: (Interpreter) throws -> R) throws -> R {
         let interpreter = try lock.withLock { idle.popLast() } ?? Interpreter(model: model, threads: threads)
