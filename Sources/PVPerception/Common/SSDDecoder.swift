@@ -58,24 +58,27 @@ public struct SSDDecoder: Sendable {
 
     /// Face detector, short range: 896 anchors, 16 values, 6 keypoints, threshold 0.5.
     public static var faceShortRange: SSDDecoder {
-        SSDDecoder(anchors: SSDAnchorOptions.faceShortRange.anchors(), valuesPerAnchor: 16, keypointCount: 6,
-            inputWidth: 128, inputHeight: 128, minScore: 0.5)
+        preset(.faceShortRange, valuesPerAnchor: 16, keypointCount: 6)
     }
     /// Face detector, full range: 2304 anchors, 16 values, 6 keypoints, threshold 0.5 (the Python API's value;
     /// the graph says 0.6).
     public static var faceFullRange: SSDDecoder {
-        SSDDecoder(anchors: SSDAnchorOptions.faceFullRange.anchors(), valuesPerAnchor: 16, keypointCount: 6,
-            inputWidth: 192, inputHeight: 192, minScore: 0.5)
+        preset(.faceFullRange, valuesPerAnchor: 16, keypointCount: 6)
     }
     /// Pose detector: 2254 anchors, 12 values, 4 keypoints, threshold 0.5.
     public static var pose: SSDDecoder {
-        SSDDecoder(anchors: SSDAnchorOptions.pose.anchors(), valuesPerAnchor: 12, keypointCount: 4,
-            inputWidth: 224, inputHeight: 224, minScore: 0.5)
+        preset(.pose, valuesPerAnchor: 12, keypointCount: 4)
     }
     /// Palm detector: 2016 anchors, 18 values, 7 keypoints, threshold 0.5.
     public static var palm: SSDDecoder {
-        SSDDecoder(anchors: SSDAnchorOptions.palm.anchors(), valuesPerAnchor: 18, keypointCount: 7,
-            inputWidth: 192, inputHeight: 192, minScore: 0.5)
+        preset(.palm, valuesPerAnchor: 18, keypointCount: 7)
+    }
+
+    /// A detector's decoder: the anchors and tensor size of `options`, threshold 0.5.
+    private static func preset(_ options: SSDAnchorOptions, valuesPerAnchor: Int, keypointCount: Int) -> SSDDecoder {
+        SSDDecoder(
+            anchors: options.anchors(), valuesPerAnchor: valuesPerAnchor, keypointCount: keypointCount,
+            inputWidth: options.inputWidth, inputHeight: options.inputHeight, minScore: 0.5)
     }
 
     /// Decodes every anchor scoring at least ``minScore``, dropping boxes with a negative or NaN size.
