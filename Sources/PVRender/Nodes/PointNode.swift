@@ -56,27 +56,23 @@ final class PointNode: UnaryNode, @unchecked Sendable {
             for j in 0..<r.h {
                 let o = out + j * stride
                 for k in 0..<r.w {
-                    let p = o[k]
-                    let a = p[3]
-                    let u = a > 0 ? SIMD4(p[0] / a, p[1] / a, p[2] / a, a) : .zero
+                    let u = straightColor(o[k])
                     var q: FloatPixel = bias
                     q += c0 * u[0]
                     q += c1 * u[1]
                     q += c2 * u[2]
                     q += c3 * u[3]
-                    let qa = q[3]
-                    q *= SIMD4(qa, qa, qa, 1)
-                    o[k] = q
+                    o[k] = premultipliedColor(q)
                 }
             }
         case .premultiply, .unpremultiply, .alphaOne:
             for j in 0..<r.h {
                 let o = out + j * stride
                 for k in 0..<r.w {
-                    let p = o[k], a = p[3]
+                    let p = o[k]
                     switch operation {
-                    case .premultiply: o[k] = p * SIMD4(a, a, a, 1)
-                    case .unpremultiply: o[k] = a > 0 ? p / SIMD4(a, a, a, 1) : .zero
+                    case .premultiply: o[k] = premultipliedColor(p)
+                    case .unpremultiply: o[k] = straightColor(p)
                     default: o[k] = SIMD4(p[0], p[1], p[2], 1)
                     }
                 }
@@ -85,13 +81,21 @@ final class PointNode: UnaryNode, @unchecked Sendable {
             for j in 0..<r.h {
                 let o = out + j * stride
                 for k in 0..<r.w {
-                    let p = o[k]
-                    let a = p[3]
-                    let u = a > 0 ? SIMD4(p[0] / a, p[1] / a, p[2] / a, a) : .zero
-                    let c = pointwiseMin(pointwiseMax(u, low), high)
-                    o[k] = c * SIMD4(c[3], c[3], c[3], 1)
+                    o[k] = premultipliedColor(pointwiseMin(pointwiseMax(straightColor(o[k]), low), high))
                 }
             }
         }
     }
+}
+
+/// `p`'s colour divided by its alpha (by exact division, where `unpremultiplied(_:)` multiplies by the reciprocal), or
+/// zero where alpha is not positive: the straight colour the colour operations work on.
+@inline(__always) private func straightColor(_ p: FloatPixel) -> FloatPixel {
+    let a = p[3]
+    return a > 0 ? p / SIMD4(a, a, a, 1) : .zero
+}
+
+/// `p`'s colour multiplied by its alpha.
+@inline(__always) private func premultipliedColor(_ p: FloatPixel) -> FloatPixel {
+    p * SIMD4(p[3], p[3], p[3], 1)
 }
