@@ -23,9 +23,7 @@ struct FacesCommand: ParsableCommand {
     @Option(help: "Write a picture of the results (.png).") var overlay: String?
 
     func validate() throws {
-        if let overlay, URL(fileURLWithPath: overlay).pathExtension.lowercased() != "png" {
-            throw ValidationError("the overlay is written as PNG: give a path ending in .png")
-        }
+        try Overlay.validate(overlay)
     }
 
     func run() throws {
@@ -63,11 +61,7 @@ struct FacesCommand: ParsableCommand {
                 print(line)
             }
         }
-        if let overlay {
-            var canvas = try Canvas(try handler.uprightImage())
-            try step.draw(on: &canvas, context: context)
-            try ImageEncoder.write(canvas.picture, to: URL(fileURLWithPath: overlay), as: .png)
-        }
+        try Overlay.write(to: overlay, of: handler) { try step.draw(on: &$0, context: context) }
     }
 }
 

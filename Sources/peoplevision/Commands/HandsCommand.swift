@@ -22,9 +22,7 @@ struct HandsCommand: ParsableCommand {
 
     func validate() throws {
         guard (1...64).contains(maxHands) else { throw ValidationError("--max-hands must be within 1…64") }
-        if let overlay, URL(fileURLWithPath: overlay).pathExtension.lowercased() != "png" {
-            throw ValidationError("the overlay is written as PNG: give a path ending in .png")
-        }
+        try Overlay.validate(overlay)
     }
 
     func run() throws {
@@ -50,11 +48,7 @@ struct HandsCommand: ParsableCommand {
                     k + 1, HandRecords.name(hand.chirality), hand.confidence, wrist.x, wrist.y))
             }
         }
-        if let overlay {
-            var canvas = try Canvas(try handler.uprightImage())
-            HandRecords.draw(hands, on: &canvas)
-            try ImageEncoder.write(canvas.picture, to: URL(fileURLWithPath: overlay), as: .png)
-        }
+        try Overlay.write(to: overlay, of: handler) { HandRecords.draw(hands, on: &$0) }
     }
 }
 

@@ -24,9 +24,7 @@ struct PoseCommand: ParsableCommand {
 
     func validate() throws {
         if depth != nil, !threeD { throw ValidationError("--depth is used by the 3-D pose: add --3d") }
-        if let overlay, URL(fileURLWithPath: overlay).pathExtension.lowercased() != "png" {
-            throw ValidationError("the overlay is written as PNG: give a path ending in .png")
-        }
+        try Overlay.validate(overlay)
     }
 
     func run() throws {
@@ -73,11 +71,9 @@ struct PoseCommand: ParsableCommand {
                     wrists[0].x, wrists[0].y, wrists[0].z, wrists[1].x, wrists[1].y, wrists[1].z))
             }
         }
-        if let overlay {
-            var canvas = try Canvas(try handler.uprightImage())
+        try Overlay.write(to: overlay, of: handler) { canvas in
             BodyRecords.draw(found, upper: upper.results ?? [], full: full.results ?? [], on: &canvas)
             try Body3DRecords.draw(found3D, on: &canvas)
-            try ImageEncoder.write(canvas.picture, to: URL(fileURLWithPath: overlay), as: .png)
         }
     }
 }
