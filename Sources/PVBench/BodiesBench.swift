@@ -69,16 +69,7 @@ package struct BodiesBench: ParsableCommand {
             let records = try peer.records(
                 "bodies_bench.py",
                 ["--images"] + files.map(\.url.path) + ["--iterations", "\(iterations)", "--warmup", "\(warmup)"])
-            var results: [String: Double] = [:]
-            for obj in records {
-                guard let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
-                    let found = obj["found"] as? Int
-                else { continue }
-                let key = "\(op) \(URL(fileURLWithPath: image).lastPathComponent)"
-                results[key] = ms
-                results[key + " found"] = Double(found)
-            }
-            return results
+            return Peer.imageMedians(records, countKey: "found")
         }
         func oursRound() throws -> [String: Double] {
             var results: [String: Double] = [:]

@@ -77,15 +77,7 @@ package struct FacesBench: ParsableCommand {
             log("peer: MediaPipe face detection and face mesh, \(warmup) + \(iterations) runs per measurement")
             let records = try peer.records(
                 "faces_bench.py", ["--images"] + files.map(\.path) + ["--iterations", "\(iterations)", "--warmup", "\(warmup)"])
-            var results: [String: Double] = [:]
-            for obj in records {
-                guard let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
-                    let faces = obj["faces"] as? Int
-                else { continue }
-                results["\(op) \(image)"] = ms
-                results["\(op) \(image) faces"] = Double(faces)
-            }
-            return results
+            return Peer.imageMedians(records, countKey: "faces")
         }
         var oursRoundCount = 0
         func oursRound() throws -> [String: Double] {

@@ -56,6 +56,21 @@ struct Peer {
         }
     }
 
+    /// The medians in the records of a per-image script (`op`, `image`, `median_ms` and a count under `countKey`), keyed
+    /// "op image" with the image's file name, and the counts, keyed "op image countKey".
+    static func imageMedians(_ records: [[String: Any]], countKey: String) -> [String: Double] {
+        var results: [String: Double] = [:]
+        for obj in records {
+            guard let op = obj["op"] as? String, let image = obj["image"] as? String, let ms = obj["median_ms"] as? Double,
+                let count = obj[countKey] as? Int
+            else { continue }
+            let key = "\(op) \(URL(fileURLWithPath: image).lastPathComponent)"
+            results[key] = ms
+            results["\(key) \(countKey)"] = Double(count)
+        }
+        return results
+    }
+
     @discardableResult
     private func run(_ executable: String, _ arguments: [String]) throws -> String {
         let p = Process()
