@@ -48,36 +48,28 @@ public final class VNHumanBodyRecognizedPoint3D: VNRecognizedPoint3D, @unchecked
 
 /// An observation made of named 3-D points, as Apple's `VNRecognizedPoints3DObservation`.
 open class VNRecognizedPoints3DObservation: VNObservation, @unchecked Sendable {
-    let orderedPoints: [VNRecognizedPoint3D]
-    let groups: RecognizedPointGroups
+    private let table: RecognizedPointTable<VNRecognizedPoint3D>
 
     init(points: [VNRecognizedPoint3D], groups: RecognizedPointGroups, confidence: VNConfidence, requestRevision: Int) {
-        orderedPoints = points
-        self.groups = groups
+        table = RecognizedPointTable(points, groups: groups, noun: "3D point")
         super.init(confidence: confidence, requestRevision: requestRevision)
     }
 
     /// The keys of every point, in the framework's order.
-    public var availableKeys: [VNRecognizedPointKey] { orderedPoints.map(\.identifier) }
+    public var availableKeys: [VNRecognizedPointKey] { table.keys }
     /// The keys of every group (`.all` last).
-    public var availableGroupKeys: [VNRecognizedPointGroupKey] { groups.groupKeys }
+    public var availableGroupKeys: [VNRecognizedPointGroupKey] { table.groups.groupKeys }
 
     /// The point named `pointKey`.
     /// - Throws: ``VNErrorCode/invalidArgument`` when the observation has no such point.
     public func recognizedPoint(forKey pointKey: VNRecognizedPointKey) throws -> VNRecognizedPoint3D {
-        guard let p = orderedPoints.first(where: { $0.identifier == pointKey }) else {
-            throw NSError(vision: .invalidArgument, "no 3D point named '\(pointKey.rawValue)'; available: \(availableKeys.map(\.rawValue))")
-        }
-        return p
+        try table.point(forKey: pointKey)
     }
 
     /// The points of the group `groupKey`, by key (`.all` gives every point).
     /// - Throws: ``VNErrorCode/invalidArgument`` for a group the observation does not have.
     public func recognizedPoints(forGroupKey groupKey: VNRecognizedPointGroupKey) throws -> [VNRecognizedPointKey: VNRecognizedPoint3D] {
-        let keys = try groups.keys(of: groupKey, noun: "3D point group")
-        var out: [VNRecognizedPointKey: VNRecognizedPoint3D] = [:]
-        for p in orderedPoints where keys.contains(p.identifier) { out[p.identifier] = p }
-        return out
+        try table.points(inGroup: groupKey)
     }
 }
 

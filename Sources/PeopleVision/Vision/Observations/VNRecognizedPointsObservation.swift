@@ -7,43 +7,34 @@ import Foundation
 /// origin. Every supported point is present; a point the model could not place reliably has a low or zero
 /// confidence (see the concrete observation) rather than being left out.
 open class VNRecognizedPointsObservation: VNObservation, @unchecked Sendable {
-    /// Keys in the observation's order, with their points.
-    let orderedPoints: [VNRecognizedPoint]
-    private let pointsByKey: [VNRecognizedPointKey: VNRecognizedPoint]
-    /// The groups in order, with their members in order.
-    let groups: RecognizedPointGroups
+    /// The points in the observation's order, and its groups.
+    private let table: RecognizedPointTable<VNRecognizedPoint>
 
     init(points: [VNRecognizedPoint], groups: RecognizedPointGroups, confidence: VNConfidence, requestRevision: Int) {
-        orderedPoints = points
-        var byKey: [VNRecognizedPointKey: VNRecognizedPoint] = [:]
-        for p in points { byKey[p.identifier] = p }
-        pointsByKey = byKey
-        self.groups = groups
+        table = RecognizedPointTable(points, groups: groups, noun: "point")
         super.init(confidence: confidence, requestRevision: requestRevision)
     }
 
     /// The keys of every point of this observation, in the framework's order.
-    public var availableKeys: [VNRecognizedPointKey] { orderedPoints.map(\.identifier) }
+    public var availableKeys: [VNRecognizedPointKey] { table.keys }
+
+    /// The points, in the framework's order.
+    var orderedPoints: [VNRecognizedPoint] { table.ordered }
 
     /// The keys of every group of this observation (`.all` last).
-    public var availableGroupKeys: [VNRecognizedPointGroupKey] { groups.groupKeys }
+    public var availableGroupKeys: [VNRecognizedPointGroupKey] { table.groups.groupKeys }
 
     /// The point named `pointKey`.
     /// - Throws: an `NSError` in ``VNErrorDomain`` with code ``VNErrorCode/invalidArgument`` when the observation
     ///   has no such point (Apple does not document the code).
     public func recognizedPoint(forKey pointKey: VNRecognizedPointKey) throws -> VNRecognizedPoint {
-        guard let p = pointsByKey[pointKey] else {
-            throw NSError(vision: .invalidArgument, "no point named '\(pointKey.rawValue)'; available: \(availableKeys.map(\.rawValue))")
-        }
-        return p
+        try table.point(forKey: pointKey)
     }
 
     /// The points of the group `groupKey`, by key (`.all` gives every point).
     /// - Throws: ``VNErrorCode/invalidArgument`` for a group the observation does not have.
     public func recognizedPoints(forGroupKey groupKey: VNRecognizedPointGroupKey) throws -> [VNRecognizedPointKey: VNRecognizedPoint] {
-        var result: [VNRecognizedPointKey: VNRecognizedPoint] = [:]
-        for k in try groups.keys(of: groupKey, noun: "point group") { result[k] = pointsByKey[k] }
-        return result
+        try table.points(inGroup: groupKey)
     }
 
     /// The points of a group keyed by a typed name (the body's and hand's `recognizedPoints(_:)`).
