@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 
 /// Operators the Debian XNNPACK build cannot run, implemented over interpreter buffers.
 enum SwiftKernels {
@@ -43,13 +44,7 @@ enum SwiftKernels {
             var offset = 0
             for d in 0..<rank { offset += (begin[d] + index[d] * strides[d]) * inStrides[d] }
             output[k] = input[offset]
-            var d = rank - 1
-            while d >= 0 {
-                index[d] += 1
-                if index[d] < counts[d] { break }
-                index[d] = 0
-                d -= 1
-            }
+            RowMajor.advance(&index, counts: counts)
         }
     }
 }

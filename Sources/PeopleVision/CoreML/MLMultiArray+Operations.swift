@@ -1,4 +1,5 @@
 import Foundation
+import PVCore
 
 extension MLMultiArray {
     /// An array of `shape` with the given `strides`, zero-filled, as Core ML's `init(shape:dataType:strides:)`
@@ -109,13 +110,7 @@ extension MLMultiArray {
         var index = [Int](repeating: 0, count: dims.count)
         for _ in 0..<count {
             body(index, zip(index, steps).reduce(0) { $0 + $1.0 * $1.1 })
-            var d = dims.count - 1
-            while d >= 0 {
-                index[d] += 1
-                if index[d] < dims[d] { break }
-                index[d] = 0
-                d -= 1
-            }
+            RowMajor.advance(&index, counts: dims)
         }
     }
 }
