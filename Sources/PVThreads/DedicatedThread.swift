@@ -18,24 +18,13 @@ package enum DedicatedThread {
 /// Threads kept parked after their job, for short blocking jobs handed over often from async code (a Swift-API
 /// perform per call): a parked thread takes the next job at once, where starting a thread costs tens of
 /// microseconds each time. A thread parked longer than `idleSeconds` ends; at most `keep` stay parked.
-///
-/// A thread that has just finished a job first watches for the next one for ``watch`` (yielding its core to any
-/// thread that wants it), then parks: back-to-back jobs (a loop of performs, a handler's requests one after another)
-/// then start without a wake-up, which on a virtual machine costs tens of microseconds.
 package final class ThreadReserve: @unchecked Sendable {  // state guarded by `condition`
     /// The reserve of the async front doors (the Swift-only API, the service).
     package static let shared = ThreadReserve(named: "perform", keep: 16, idleSeconds: 10)
 
-    /// How long a thread that finished a job watches for the next before it parks.
-    static let watch: UInt64 = 1_000_000
-
     private let condition = NSCondition()
     private var jobs: [@Sendable () -> Void] = []
-    /// `jobs.count`, readable without the lock by watching threads.
-    private let waiting = Atomic<Int>(0)
     private var parked = 0
-    /// Threads watching for a job; each takes the lock and looks at `jobs` when it stops watching.
-    private var watching = 0
     /// Threads alive, parked or working.
     private var alive = 0
     private let name: String, keep: Int, idleSeconds: Double
@@ -44,20 +33,15 @@ package final class ThreadReserve: @unchecked Sendable {  // state guarded by `c
         (self.name, self.keep, self.idleSeconds) = (name, max(0, keep), idleSeconds)
     }
 
-    /// Runs `job` on a watching or parked thread, or on a new one when none is free. Jobs never wait for one another.
+    /// Runs `job` on a parked thread, or on a new one when none is free. Jobs never wait for one another.
     package func run(_ job: @escaping @Sendable () -> Void) {
         condition.lock()
         jobs.append(job)
-        waiting.store(jobs.count, ordering: .releasing)
-        // Every job waiting needs a free thread of its own (watching, or else parked), or a new thread.
-        let start = watching + parked < jobs.count
-        if start {
-            alive += 1
-        } else if watching < jobs.count {
-            condition.signal()
-        }
+        // Every job waiting needs a parked thread of its own, or a new thread.
+        let wake = parked >= jobs.count
+        if wake { condition.signal() } else { alive += 1 }
         condition.unlock()
-        if start { DedicatedThread.start(named: name) { [self] in serve() } }
+        if !wake { DedicatedThread.start(named: name) { [self] in serve() } }
     }
 
     /// Threads alive now, parked or working (for tests).
@@ -68,10 +52,9 @@ package final class ThreadReserve: @unchecked Sendable {  // state guarded by `c
         while true {
             if !jobs.isEmpty {
                 let job = jobs.removeFirst()
-                waiting.store(jobs.count, ordering: .releasing)
                 condition.unlock()
                 job()
-                watchForNext()
+                condition.lock()
                 continue
             }
             guard parked < keep else { break }
@@ -82,18 +65,6 @@ package final class ThreadReserve: @unchecked Sendable {  // state guarded by `c
         }
         alive -= 1
         condition.unlock()
-    }
-
-    /// Watches for a job for ``watch`` nanoseconds (or until one comes), counted as free meanwhile; returns holding
-    /// the lock, so that no job handed over in between is left to a thread that counts this one as free.
-    private func watchForNext() {
-        condition.withLock { watching += 1 }
-        let since = DispatchTime.now().uptimeNanoseconds
-        while waiting.load(ordering: .acquiring) == 0, DispatchTime.now().uptimeNanoseconds - since < Self.watch {
-            sched_yield()
-        }
-        condition.lock()
-        watching -= 1
     }
 }
 
