@@ -47,6 +47,9 @@ package final class ThreadReserve: @unchecked Sendable {  // state guarded by `c
     /// Threads alive now, parked or working (for tests).
     package var threadCount: Int { condition.withLock { alive } }
 
+    /// Threads parked now, waiting for a job (for tests).
+    package var parkedCount: Int { condition.withLock { parked } }
+
     private func serve() {
         condition.lock()
         while true {

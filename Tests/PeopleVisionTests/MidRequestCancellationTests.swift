@@ -62,11 +62,23 @@ import Testing
         let request = GeneratePersonSegmentationRequest()
         request.qualityLevel = .accurate
         let handler = ImageRequestHandler(image)
-        let task = Task { try await handler.perform(request) }
-        try await Task.sleep(nanoseconds: UInt64(usual * 0.3 * 1e9))
-        task.cancel()
-        // One request: without a stop between model runs it would complete and return its mask.
-        await #expect(throws: CancellationError.self) { _ = try await task.value }
+        // One request: without a stop between model runs it would complete and return its mask. `usual` is measured
+        // beside the other suites, whose load comes and goes: when a perform ends before the cancel, it is tried
+        // again with an earlier one.
+        var cancelled = false
+        for fraction in [0.3, 0.1, 0.03] where !cancelled {
+            let task = Task { try await handler.perform(request) }
+            try await Task.sleep(nanoseconds: UInt64(usual * fraction * 1e9))
+            task.cancel()
+            do {
+                let mask = try await task.value
+                #expect(try mask.cgImage.width > 0)
+            } catch {
+                #expect(error is CancellationError, "\(error)")
+                cancelled = true
+            }
+        }
+        #expect(cancelled)
         // The handler still works.
         let mask = try await handler.perform(request)
         #expect(try mask.cgImage.width > 0)
