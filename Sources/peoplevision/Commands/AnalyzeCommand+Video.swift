@@ -21,11 +21,6 @@ extension AnalyzeCommand {
     /// The CMTime timescale of the records' `time_value`.
     static let videoTimescale: Int32 = 90_000
 
-    /// Whether `path` names a video (by its extension) rather than an image.
-    static func isVideo(_ path: String) -> Bool {
-        VideoGreeting.inputExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased())
-    }
-
     /// Analyses every frame of the video at `path` and writes its lines.
     func runVideo(_ path: String) throws {
         let failures: Int

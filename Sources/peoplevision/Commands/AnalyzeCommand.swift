@@ -89,7 +89,7 @@ struct AnalyzeCommand: ParsableCommand {
     @Flag(help: .hidden) var countModelRuns = false
 
     /// The video `--jsonl` analyses frame by frame, if one is given.
-    var video: String? { jsonl && images.count == 1 && Self.isVideo(images[0]) ? images[0] : nil }
+    var video: String? { jsonl && images.count == 1 && VideoGreeting.isVideo(images[0]) ? images[0] : nil }
 
     var analyses: [Analysis] {
         get throws {
@@ -111,7 +111,7 @@ struct AnalyzeCommand: ParsableCommand {
             throw ValidationError(
                 "--jsonl reads its jobs from standard input (give no images and no --manifest), or analyses one video "
                     + "(.\(VideoGreeting.inputExtensions.sorted().joined(separator: ", .")))")
-        } else if let first = images.first(where: Self.isVideo) {
+        } else if let first = images.first(where: VideoGreeting.isVideo) {
             throw ValidationError("\(first) is a video: analyse it frame by frame with --jsonl")
         }
         if tracking || countModelRuns, video == nil { throw ValidationError("--tracking is for a video analysed with --jsonl") }

@@ -51,9 +51,7 @@ extension GreetCommand {
             guard let text = value as? String, !text.isEmpty else {
                 throw CommandFailure("line \(line): \"background\" must be an image path, #RRGGBB, blur or pose")
             }
-            if text.hasPrefix("#") && PeopleVisionCLI.parseColor(text) == nil {
-                throw CommandFailure("line \(line): background colour '\(text)' is not #RRGGBB")
-            }
+            if let problem = Self.colourProblem(text) { throw CommandFailure("line \(line): \(problem)") }
             backdrop = text
         }
         return GreetJob(line: line, image: image, output: output, background: backdrop, id: object["id"])
@@ -69,7 +67,7 @@ extension GreetCommand {
     /// The result line of `job`: where its greeting went, or an error line.
     func resultLine(for job: GreetJob) -> String {
         do {
-            if VideoGreeting.inputExtensions.contains(URL(fileURLWithPath: job.image).pathExtension.lowercased()) {
+            if VideoGreeting.isVideo(job.image) {
                 throw CommandFailure("\(job.image) is a video: greet it on its own, without --jsonl")
             }
             let size = try Greeting.make(photo: URL(fileURLWithPath: job.image), backdrop: Self.backdrop(job.background),

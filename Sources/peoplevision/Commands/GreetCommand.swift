@@ -40,7 +40,7 @@ struct GreetCommand: ParsableCommand {
     var format = "jpg"
 
     /// Whether the input is a video (by its extension).
-    var isVideo: Bool { image.map { VideoGreeting.inputExtensions.contains(URL(fileURLWithPath: $0).pathExtension.lowercased()) } ?? false }
+    var isVideo: Bool { image.map(VideoGreeting.isVideo) ?? false }
 
     func validate() throws {
         if jsonl {
@@ -54,9 +54,7 @@ struct GreetCommand: ParsableCommand {
             guard output != nil else { throw ValidationError("give the output file with --output") }
             guard outputDir == nil else { throw ValidationError("--output-dir is for --jsonl; give one output with --output") }
         }
-        if background.hasPrefix("#") && parseColor(background) == nil {
-            throw ValidationError("background colour '\(background)' is not #RRGGBB")
-        }
+        if let problem = Self.colourProblem(background) { throw ValidationError(problem) }
         guard !jsonl, let output else { return }
         if isVideo {
             let ext = URL(fileURLWithPath: output).pathExtension.lowercased()
@@ -88,7 +86,10 @@ struct GreetCommand: ParsableCommand {
         print("\(output): \(size.width)×\(size.height), \(quality.rawValue) mask")
     }
 
-    private func parseColor(_ text: String) -> CIColor? { PeopleVisionCLI.parseColor(text) }
+    /// Why a background that starts with `#` is not a colour, or nil.
+    static func colourProblem(_ text: String) -> String? {
+        text.hasPrefix("#") && PeopleVisionCLI.parseColor(text) == nil ? "background colour '\(text)' is not #RRGGBB" : nil
+    }
 
     /// The backdrop `--background` (or a job's `background`) names.
     static func backdrop(_ text: String) -> Greeting.Backdrop {

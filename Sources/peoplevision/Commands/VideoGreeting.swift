@@ -12,6 +12,9 @@ enum VideoGreeting {
     /// Input extensions read as video.
     static let inputExtensions: Set<String> = ["mp4", "m4v", "mov", "mkv", "webm", "avi"]
 
+    /// Whether `path` names a video (by its extension) rather than an image.
+    static func isVideo(_ path: String) -> Bool { inputExtensions.contains(URL(fileURLWithPath: path).pathExtension.lowercased()) }
+
     /// Greets every frame of `video` into `output`, copies its audio in (as it is), and returns the frame size and
     /// count and what became of the audio. Progress (every second of work) goes to standard error. Nothing is written
     /// unless every frame was greeted. With `tracking`, the accurate mask's people are followed from frame to frame
