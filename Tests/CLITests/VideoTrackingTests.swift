@@ -17,13 +17,19 @@ struct VideoTrackingTests {
         return (runs, try AnalyzeVideoTests.objects(r.stdout))
     }
 
+    /// A test clip of `frames` frames analysed with `requests` twice: detecting on every frame, then following.
+    static func bothWays(_ name: String, frames: Int, requests: String) throws
+        -> (detecting: (runs: [String: Int], lines: [[String: Any]]), following: (runs: [String: Int], lines: [[String: Any]]))
+    {
+        let input = CLITests.scratch(name)
+        defer { try? FileManager.default.removeItem(at: input) }
+        try AnalyzeVideoTests.clip(input, frames: frames)
+        return (try analyze(input, ["--requests", requests]), try analyze(input, ["--requests", requests, "--tracking"]))
+    }
+
     @Test("body pose: the same person on every frame, the pose detector on few frames")
     func bodies() throws {
-        let input = CLITests.scratch("tracked-bodies.mp4")
-        defer { try? FileManager.default.removeItem(at: input) }
-        try AnalyzeVideoTests.clip(input, frames: 30)
-        let detecting = try Self.analyze(input, ["--requests", "bodies"])
-        let following = try Self.analyze(input, ["--requests", "bodies", "--tracking"])
+        let (detecting, following) = try Self.bothWays("tracked-bodies.mp4", frames: 30, requests: "bodies")
         try #require(detecting.lines.count == 30 && following.lines.count == 30)
         for k in 0..<30 {
             let d = AnalyzeVideoTests.noses(detecting.lines[k]), f = AnalyzeVideoTests.noses(following.lines[k])
@@ -44,11 +50,7 @@ struct VideoTrackingTests {
 
     @Test("accurate person mask: the people followed save the detector")
     func accurateMask() throws {
-        let input = CLITests.scratch("tracked-mask.mp4")
-        defer { try? FileManager.default.removeItem(at: input) }
-        try AnalyzeVideoTests.clip(input, frames: 20)
-        let detecting = try Self.analyze(input, ["--requests", "segmentation,bodies"])
-        let following = try Self.analyze(input, ["--requests", "segmentation,bodies", "--tracking"])
+        let (detecting, following) = try Self.bothWays("tracked-mask.mp4", frames: 20, requests: "segmentation,bodies")
         #expect((detecting.runs["pose_detection"] ?? 0) >= 20, "\(detecting.runs)")
         #expect((following.runs["pose_detection"] ?? 0) * 4 <= detecting.runs["pose_detection"] ?? 0, "\(following.runs)")
         // On a followed frame the mask and the body request share her one landmark run (the same ROI): 18 such
