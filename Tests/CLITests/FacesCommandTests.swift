@@ -74,6 +74,53 @@ import Testing
         #expect(tasks.stdout.contains("\"bodies3d\":\"bodies3d\""), "\(tasks.stdout)")
     }
 
+    /// `analyze --intrinsics` and a manifest line's `"intrinsics"` are the camera the skeleton is placed with: twice
+    /// the focal length puts her about twice as far (the root's position is in the record); bad values are refused.
+    @Test func analyzeTakesTheCameraIntrinsics() throws {
+        let image = try TestFiles.installed("astronaut.png").path
+        func root(_ extra: [String]) throws -> [Double] {
+            let r = try CLITests.run(["analyze", image, "--requests", "bodies3d", "--json", "-"] + extra)
+            #expect(r.status == 0, "\(r.stderr)")
+            let record = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            let body = try #require((record["bodies3d"] as? [[String: Any]])?.first)
+            let position = try #require(body["rootPosition"] as? [Double])
+            let distance = try #require(body["cameraDistance"] as? Double)
+            #expect(abs((position.map { $0 * $0 }.reduce(0, +)).squareRoot() - distance) < 1e-6)
+            return position
+        }
+        let near = try root(["--intrinsics", "500,500,256,256"]), far = try root(["--intrinsics", "1000, 1000, 256, 256"])
+        #expect(near[2] < 0 && far[2] / near[2] > 1.8 && far[2] / near[2] < 2.3, "\(near) \(far)")
+        // The same camera from a manifest line, as a 3×3 matrix.
+        let out = CLITests.scratch("intrinsics-\(UUID().uuidString).json"), manifest = CLITests.scratch("intrinsics-\(UUID().uuidString).jsonl")
+        defer { for url in [out, manifest] { try? FileManager.default.removeItem(at: url) } }
+        let line = ["image": image, "out": out.path, "intrinsics": [[1000, 0, 256], [0, 1000, 256], [0, 0, 1]]] as [String: Any]
+        try JSONSerialization.data(withJSONObject: line).write(to: manifest)
+        let r = try CLITests.run(["analyze", "--manifest", manifest.path, "--requests", "bodies3d"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: out)) as? [String: Any])
+        let fromManifest = try #require(((record["bodies3d"] as? [[String: Any]])?.first?["rootPosition"]) as? [Double])
+        #expect(zip(fromManifest, far).allSatisfy { abs($0 - $1) < 1e-4 }, "\(fromManifest) against \(far)")
+        // Not a camera: a usage error (64) naming the option; a bad manifest value names its line.
+        for bad in ["500,500,256", "0,500,256,256", "a,b,c,d", "500,500,256,nan"] {
+            let refused = try CLITests.run(["analyze", image, "--requests", "bodies3d", "--intrinsics", bad])
+            #expect(refused.status == 64 && refused.stderr.contains("intrinsics"), "\(bad): \(refused.status) \(refused.stderr)")
+        }
+        // A job line of `analyze --jsonl` takes them too (over `--intrinsics`); a bad one is that job's error line.
+        let batch = try AnalyzeJSONLinesTests.Batch(["--requests", "bodies3d", "--intrinsics", "500,500,256,256"])
+        batch.send(#"{"image": "\#(image)", "intrinsics": [1000, 1000, 256, 256]}"#)
+        batch.send(image)
+        batch.send(#"{"image": "\#(image)", "intrinsics": "wide"}"#)
+        batch.close()
+        let lines = try (0..<3).map { _ in try AnalyzeJSONLinesTests.object(try #require(batch.nextLine())) }
+        batch.process.waitUntilExit()
+        let roots = lines.prefix(2).map { (($0["bodies3d"] as? [[String: Any]])?.first?["rootPosition"] as? [Double]) ?? [] }
+        #expect(zip(roots[0], far).allSatisfy { abs($0 - $1) < 1e-4 } && zip(roots[1], near).allSatisfy { abs($0 - $1) < 1e-4 }, "\(roots)")
+        #expect((lines[2]["error"] as? String)?.contains("intrinsics") == true, "\(lines[2])")
+        try JSONSerialization.data(withJSONObject: ["image": image, "out": out.path, "intrinsics": [1000, 1000]]).write(to: manifest)
+        let badLine = try CLITests.run(["analyze", "--manifest", manifest.path, "--requests", "bodies3d"])
+        #expect(badLine.status != 0 && badLine.stderr.contains("manifest line 1"), "\(badLine.stderr)")
+    }
+
     /// A depth map of `metres` everywhere, 128 × 128, as a 16-bit PNG in millimetres or a little-endian PFM.
     static func depthFile(_ metres: Float, png: Bool) throws -> URL {
         if png {

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A pinhole camera's intrinsics, in pixels of the image the points are in (principal point from the top-left, in
 /// the continuous coordinates of the landmarks: the image spans 0…width).
 public struct CameraIntrinsics: Sendable, Hashable {
@@ -40,8 +38,10 @@ public struct CameraIntrinsics: Sendable, Hashable {
 ///   height (0.07 m) + the mean of the two legs' hip–knee–ankle lengths + root to centre shoulder + centre
 ///   shoulder to head top;
 /// - **placement**: the translation that best projects the joints onto the person's 2-D landmarks through
-///   `intrinsics` (linear least squares, weighted by each landmark's visibility), with the skeleton's axes those
-///   of the camera.
+///   `intrinsics` (linear least squares, weighted by each landmark's visibility), the skeleton turned by the angle
+///   between the optical axis and the ray to the person (the model sees a crop around the person, so its world
+///   landmarks are in the axes of a camera looking straight at them; a person away from the image centre is seen
+///   that much from the side), found by alternating the turn and the translation until they settle.
 ///
 /// Positions are in the camera frame of computer vision: x right, y down, z forward (away from the camera),
 /// metres.
@@ -101,11 +101,37 @@ public struct BodyPose3D: Sendable {
         let scale = height / modelHeight
         let root = joints[Joint.root.rawValue]
         let relative = joints.map { ($0 - root) * scale }
-        let t = Self.translation(relative, image: Self.joints(fromImage: person.landmarks), intrinsics: intrinsics)
-        positions = relative.map { $0 + t }
+        let image = Self.joints(fromImage: person.landmarks)
+        let placed = Self.facingRay(relative, Self.ray(through: image, intrinsics: intrinsics))
+        let t = Self.translation(placed, image: image, intrinsics: intrinsics)
+        positions = placed.map { $0 + t }
         self.height = height
         self.scale = scale
         self.intrinsics = intrinsics
+    }
+
+    /// The camera ray through the visibility-weighted centre of the joints' image points (the optical axis when
+    /// none is visible).
+    static func ray(through image: [(point: SIMD2<Double>, weight: Double)], intrinsics k: CameraIntrinsics) -> SIMD3<Double> {
+        let total = image.reduce(0) { $0 + $1.weight }
+        guard total > 0 else { return SIMD3(0, 0, 1) }
+        let centre = image.reduce(SIMD2<Double>.zero) { $0 + $1.point * $1.weight } / total
+        return SIMD3((centre.x - k.cx) / k.fx, (centre.y - k.cy) / k.fy, 1)
+    }
+
+    /// `points` turned as a camera looking along `ray` sees them: the rotation taking the optical axis to `ray`.
+    static func facingRay(_ points: [SIMD3<Double>], _ ray: SIMD3<Double>) -> [SIMD3<Double>] {
+        let n = (ray * ray).sum().squareRoot()
+        guard n > 0 else { return points }
+        let d = ray / n
+        let axis = SIMD3(-d.y, d.x, 0)  // (0, 0, 1) × d
+        let s = (axis * axis).sum().squareRoot(), c = d.z
+        guard s > 1e-9 else { return points }
+        let k = axis / s
+        return points.map { v in
+            let kv = SIMD3(k.y * v.z - k.z * v.y, k.z * v.x - k.x * v.z, k.x * v.y - k.y * v.x)
+            return v * c + kv * s + k * ((k * v).sum()) * (1 - c)
+        }
     }
 
     /// The 17 joints from 33 points of the model's topology (world or image), with their weights for placement

@@ -12,9 +12,10 @@ struct AnalyzeCommand: ParsableCommand {
         discussion: """
             Output follows the evaluation harness's prediction format: one JSON per image with normalized \
             coordinates (lower-left origin) and Vision's names, masks as 8-bit PNGs beside it. \
-            With --manifest, read JSON lines {"image": PATH, "out": JSON_PATH} instead of image arguments. \
+            With --manifest, read JSON lines {"image": PATH, "out": JSON_PATH, "intrinsics": [FX, FY, CX, CY]} \
+            ("intrinsics" optional) instead of image arguments. \
             With --jsonl, read jobs from standard input, one per line (a path, or {"image": PATH, "requests": [NAME…], \
-            "out": JSON_PATH, "id": ANY}), and write one JSON line per job to standard output, in input order, as soon \
+            "out": JSON_PATH, "intrinsics": [FX, FY, CX, CY], "id": ANY}), and write one JSON line per job to standard output, in input order, as soon \
             as it is ready: the record with its "line" number, or {"line", "image", "error"} for a job that failed. \
             With --jsonl and one video (.mp4, .m4v, .mov, .mkv, .webm, .avi) instead, write one JSON line per frame as \
             it is analysed: the record with "frame" (from 0), "time" (seconds) and the time as a CMTime ("time_value" \
@@ -78,6 +79,8 @@ struct AnalyzeCommand: ParsableCommand {
     @Option(help: "Folder for the JSON files, or - for standard output (one JSON per line).") var json: String?
     @Option(help: "JSON-lines manifest of {\"image\", \"out\"} pairs.") var manifest: String?
     @Option(help: "Folder for overlay pictures (the image with every result drawn on it), one PNG per image.") var overlay: String?
+    @Option(help: "Camera intrinsics fx,fy,cx,cy in pixels of the image as analysed, for the 3-D body pose (default: from the file's EXIF focal length).")
+    var intrinsics: String?
     @Option(help: "Person-segmentation level: fast, balanced or accurate.") var quality: QualityOption = .accurate
     @Flag(help: "Ignore EXIF orientation (analyse the pixels as stored).") var ignoreOrientation = false
     @Flag(help: "Read jobs from standard input, one per line; write one JSON line per job, in order, as each is ready.")
@@ -103,6 +106,14 @@ struct AnalyzeCommand: ParsableCommand {
 
     func validate() throws {
         _ = try analyses
+        if let intrinsics {
+            do {
+                _ = try IntrinsicsInput.parse(intrinsics)
+            } catch let failure as CommandFailure {
+                throw ValidationError(failure.message)
+            }
+            guard video == nil else { throw ValidationError("--intrinsics is for images") }
+        }
         if video != nil {
             guard manifest == nil, overlay == nil, json == nil else {
                 throw ValidationError("a video's lines go to standard output: give no --manifest, --overlay or --json")
@@ -129,7 +140,8 @@ struct AnalyzeCommand: ParsableCommand {
         }
         if let video { return try runVideo(video) }
         if jsonl { return try runJSONLines() }
-        var jobs: [(image: URL, out: URL?)] = []
+        let given = try intrinsics.map(IntrinsicsInput.parse)
+        var jobs: [(image: URL, out: URL?, intrinsics: matrix_float3x3?)] = []
         if let manifest {
             let url = URL(fileURLWithPath: manifest)
             if let reason = ImageDecoder.unreadableReason(url) { throw CommandFailure("cannot read the manifest \(manifest): \(reason)") }
@@ -143,13 +155,21 @@ struct AnalyzeCommand: ParsableCommand {
                     throw CommandFailure(
                         "manifest line \(number + 1) is not a JSON object with string fields \"image\" and \"out\": \(line.prefix(200))")
                 }
-                jobs.append((URL(fileURLWithPath: image), URL(fileURLWithPath: out)))
+                var k = given
+                if let value = obj["intrinsics"] {
+                    do {
+                        k = try IntrinsicsInput.parse(json: value)
+                    } catch let failure as CommandFailure {
+                        throw CommandFailure("manifest line \(number + 1): \(failure.message)")
+                    }
+                }
+                jobs.append((URL(fileURLWithPath: image), URL(fileURLWithPath: out), k))
             }
         } else {
             for path in images {
                 let url = URL(fileURLWithPath: path)
                 let out = json.flatMap { $0 == "-" ? nil : URL(fileURLWithPath: $0).appendingPathComponent(url.deletingPathExtension().lastPathComponent + ".json") }
-                jobs.append((url, out))
+                jobs.append((url, out, given))
             }
         }
         let selected = try analyses
@@ -157,7 +177,7 @@ struct AnalyzeCommand: ParsableCommand {
         for (k, job) in jobs.enumerated() {
             FileHandle.standardError.write(Data("analyze: [\(k + 1)/\(jobs.count)] \(job.image.lastPathComponent)\n".utf8))
             do {
-                let record = try analyze(job.image, selected, out: job.out)
+                let record = try analyze(job.image, selected, out: job.out, intrinsics: job.intrinsics)
                 let data = try JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])
                 if let out = job.out {
                     try Self.write(data, to: out)
@@ -179,8 +199,12 @@ struct AnalyzeCommand: ParsableCommand {
     }
 
     /// Runs the analyses on one image and returns its prediction record.
-    func analyze(_ url: URL, _ selected: [Analysis], out: URL?) throws -> [String: Any] {
-        let handler = ignoreOrientation ? VNImageRequestHandler(url: url, orientation: .up) : VNImageRequestHandler(url: url)
+    /// - Parameter intrinsics: The camera's, as `VNImageOption.cameraIntrinsics`, if known.
+    func analyze(_ url: URL, _ selected: [Analysis], out: URL?, intrinsics: matrix_float3x3?) throws -> [String: Any] {
+        let options: [VNImageOption: Any] = intrinsics.map { [.cameraIntrinsics: $0] } ?? [:]
+        let handler =
+            ignoreOrientation
+            ? VNImageRequestHandler(url: url, orientation: .up, options: options) : VNImageRequestHandler(url: url, options: options)
         let steps = Analysis.allCases.filter(selected.contains).map { $0.makeStep(quality: quality) }
         let (record, context) = try Self.record(of: handler, named: url.lastPathComponent, steps: steps, jsonURL: out)
         if let overlay {

@@ -30,8 +30,9 @@ enum Body3DRecords {
         (.leftAnkle, "leftAnkle"), (.rightAnkle, "rightAnkle"),
     ]
 
-    /// `[{"bodyHeight", "heightEstimation", "joints": {name: [x, y, z]}, "cameraDistance"}]`: joints relative to the
-    /// root, in camera axes; `heightEstimation` is `measured` (from depth) or `reference` (1.8 m).
+    /// `[{"bodyHeight", "heightEstimation", "joints": {name: [x, y, z]}, "rootPosition": [x, y, z], "cameraDistance"}]`:
+    /// joints relative to the root and the root's position from the camera, in camera axes (x right, y up, z toward
+    /// the camera); `heightEstimation` is `measured` (from depth) or `reference` (1.8 m).
     static func records(_ bodies: [VNHumanBodyPose3DObservation]) throws -> [[String: Any]] {
         try bodies.map { body in
             let root = try body.cameraRelativePosition(.root).columns.3
@@ -43,6 +44,7 @@ enum Body3DRecords {
             let distance = (root.x * root.x + root.y * root.y + root.z * root.z).squareRoot()
             return [
                 "bodyHeight": Double(body.bodyHeight), "joints": joints, "cameraDistance": Double(distance),
+                "rootPosition": [Double(root.x), Double(root.y), Double(root.z)],
                 "heightEstimation": body.heightEstimation == .measured ? "measured" : "reference",
             ]
         }
