@@ -84,19 +84,14 @@ public struct BodyPose3D: Sendable {
 
     /// The skeleton of `person` (whose world landmarks and 2-D landmarks are set), or `nil` when the world
     /// landmarks are missing or the skeleton has no length.
-    public init?(person: PersonPose, intrinsics: CameraIntrinsics, height: Double = 1.8) {
+    /// - Parameter modelHeight: The height of the model's skeleton to scale from (``modelHeight(of:)``, smoothed
+    ///   over a sequence's frames), instead of this frame's.
+    public init?(person: PersonPose, intrinsics: CameraIntrinsics, height: Double = 1.8, modelHeight given: Double? = nil) {
         guard person.worldLandmarks.count >= PersonPose.landmarkCount, person.landmarks.count >= PersonPose.landmarkCount,
             intrinsics.isUsable, height > 0, height.isFinite
         else { return nil }
-        let w = person.worldLandmarks.map { SIMD3($0.x, $0.y, $0.z) }
-        let joints = Self.joints(fromWorld: w)
-        func length(_ a: Joint, _ b: Joint) -> Double {
-            let d = joints[a.rawValue] - joints[b.rawValue]
-            return (d * d).sum().squareRoot()
-        }
-        let legs = (length(.leftHip, .leftKnee) + length(.leftKnee, .leftAnkle) + length(.rightHip, .rightKnee)
-            + length(.rightKnee, .rightAnkle)) / 2
-        let modelHeight = Self.ankleHeight + legs + length(.root, .centerShoulder) + length(.centerShoulder, .topHead)
+        let joints = Self.joints(fromWorld: person.worldLandmarks.map { SIMD3($0.x, $0.y, $0.z) })
+        let modelHeight = given ?? Self.modelHeight(of: joints)
         guard modelHeight > 0.1, modelHeight.isFinite else { return nil }
         let scale = height / modelHeight
         let root = joints[Joint.root.rawValue]
@@ -108,6 +103,23 @@ public struct BodyPose3D: Sendable {
         self.height = height
         self.scale = scale
         self.intrinsics = intrinsics
+    }
+
+    /// The height of `person`'s skeleton as the model gives it (ankle height + the mean leg + root to centre
+    /// shoulder + centre shoulder to head top), nil without world landmarks.
+    public static func modelHeight(of person: PersonPose) -> Double? {
+        guard person.worldLandmarks.count >= PersonPose.landmarkCount else { return nil }
+        return modelHeight(of: joints(fromWorld: person.worldLandmarks.map { SIMD3($0.x, $0.y, $0.z) }))
+    }
+
+    static func modelHeight(of joints: [SIMD3<Double>]) -> Double {
+        func length(_ a: Joint, _ b: Joint) -> Double {
+            let d = joints[a.rawValue] - joints[b.rawValue]
+            return (d * d).sum().squareRoot()
+        }
+        let legs = (length(.leftHip, .leftKnee) + length(.leftKnee, .leftAnkle) + length(.rightHip, .rightKnee)
+            + length(.rightKnee, .rightAnkle)) / 2
+        return ankleHeight + legs + length(.root, .centerShoulder) + length(.centerShoulder, .topHead)
     }
 
     /// The camera ray through the visibility-weighted centre of the joints' image points (the optical axis when

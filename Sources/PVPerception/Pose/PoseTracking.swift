@@ -8,6 +8,10 @@ import PVImaging
 /// - on a scene cut (the frame's small grey thumbnail differs from the previous one by more than ``sceneCut``),
 /// - on the first frame.
 ///
+/// With ``smoothsROIs`` (MediaPipe's `smooth_landmarks`), each followed person's auxiliary landmarks are smoothed
+/// over the frames with MediaPipe's auxiliary-landmark filter before they make the next ROI, so the crop the landmark
+/// model sees holds still while the person does.
+///
 /// MediaPipe follows one person; every person found is followed here.
 package struct PoseTracking: Sendable {
     /// Frames between detections while everyone is followed.
@@ -23,7 +27,17 @@ package struct PoseTracking: Sendable {
         case track([RotatedRect])
     }
 
+    /// Whether the auxiliary landmarks are smoothed before they make the next frame's ROIs.
+    package var smoothsROIs = false
+
+    /// A followed person's auxiliary-landmark filters (x and y of points 33 and 34), by landmark box.
+    private struct ROITrack: Sendable {
+        var box: BoundingBox
+        var filters = [OneEuroFilter](repeating: .poseAuxiliaryLandmarks, count: 4)
+    }
+
     private var people: [PersonPose] = []
+    private var roiTracks: [ROITrack] = []
     private var framesSinceDetection = 0
     private var thumbnail: [Double]?
     private var size: (width: Int, height: Int)?
@@ -44,10 +58,39 @@ package struct PoseTracking: Sendable {
         return .track(rois)
     }
 
-    /// Records the people of a frame: `detected` when the detectors ran.
-    package mutating func record(_ found: [PersonPose], detected: Bool) {
-        people = found
+    /// Records the people of a frame at `timestamp` (nanoseconds, increasing): `detected` when the detectors ran.
+    package mutating func record(_ found: [PersonPose], detected: Bool, timestamp: Int64 = 0) {
+        people = smoothsROIs ? smoothingAuxiliaryLandmarks(found, timestamp: timestamp) : found
+        if !smoothsROIs { roiTracks = [] }
         framesSinceDetection = detected ? 1 : framesSinceDetection + 1
+    }
+
+    /// `found` with their auxiliary landmarks smoothed, each person continuing the track whose landmark box they
+    /// overlap most (as ``PoseSmoothing`` matches people); the derivative is scaled by the two points' own extent,
+    /// as MediaPipe's filter does without a scale ROI.
+    private mutating func smoothingAuxiliaryLandmarks(_ found: [PersonPose], timestamp: Int64) -> [PersonPose] {
+        var free = Array(roiTracks.indices), next: [ROITrack] = [], out: [PersonPose] = []
+        for person in found {
+            let box = person.landmarkBoundingBox
+            var track = TrackMatching.claim(box, from: &free, minimumOverlap: PoseSmoothing.minimumOverlap, boxOf: { roiTracks[$0].box })
+                .map { roiTracks[$0] } ?? ROITrack(box: box)
+            track.box = box
+            var smoothed = person
+            if person.auxiliaryLandmarks.count >= 2 {
+                let points = person.auxiliaryLandmarks.prefix(2).map(\.position)
+                let scale = OneEuroFilter.objectScale(of: points)
+                if scale > 0 {
+                    for (i, p) in points.enumerated() {
+                        smoothed.auxiliaryLandmarks[i].x = track.filters[2 * i].filter(p.x, timestamp: timestamp, valueScale: 1 / scale)
+                        smoothed.auxiliaryLandmarks[i].y = track.filters[2 * i + 1].filter(p.y, timestamp: timestamp, valueScale: 1 / scale)
+                    }
+                }
+            }
+            next.append(track)
+            out.append(smoothed)
+        }
+        roiTracks = next
+        return out
     }
 
     /// A person's landmark ROI from their auxiliary landmarks (hip centre → full-body point, 90°, ×1.25, square).

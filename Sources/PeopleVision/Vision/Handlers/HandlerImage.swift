@@ -74,7 +74,7 @@ final class HandlerImage: @unchecked Sendable {
     {
         let r = pixelRect(for: roi)
         let analysis = try analysis(of: Self.wholeImage)
-        let everyone = try sequence.map { try $0.state.people(of: analysis) } ?? analysis.people()
+        let everyone = try sequence.map { try $0.state.people(of: analysis, timestamp: $0.timestamp) } ?? analysis.people()
         if r.x == 0, r.y == 0, r.width == image.width, r.height == image.height { return (everyone, r.width, r.height) }
         let region = BoundingBox(xMin: Double(r.x), yMin: Double(r.y), xMax: Double(r.x + r.width), yMax: Double(r.y + r.height))
         let whole = BoundingBox(xMin: 0, yMin: 0, xMax: Double(image.width), yMax: Double(image.height))
@@ -89,7 +89,7 @@ final class HandlerImage: @unchecked Sendable {
     /// people, the whole image's follows the sequence's people (``SequenceState/accurateFusion(of:)``).
     func accurateFusion(of roi: CGRect) throws -> PersonSegmenter.Fusion {
         let analysis = try analysis(of: roi)
-        if roi == Self.wholeImage, let sequence { return try sequence.state.accurateFusion(of: analysis) }
+        if roi == Self.wholeImage, let sequence { return try sequence.state.accurateFusion(of: analysis, timestamp: sequence.timestamp) }
         return try analysis.accurateFusion()
     }
 

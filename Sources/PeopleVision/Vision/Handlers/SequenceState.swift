@@ -11,6 +11,8 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
         weak var request: VNRequest?
         var smoothing = PoseSmoothing()
         var points = PointSetSmoothing()
+        /// The 3-D request's skeleton height (the model's), with the time of its last frame.
+        var skeletonHeight = OneEuroFilter.poseWorldLandmarks
     }
 
     /// The people followed from frame to frame, when the sequence tracks, and the frame the plan was made for.
@@ -56,38 +58,40 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
     }
 
     /// Records the people of the frame `analysis` analyses, once per frame (the first request to find them decides).
-    private func record(_ people: [PersonPose], detected: Bool, for analysis: ImageAnalysis) {
+    private func record(_ people: [PersonPose], detected: Bool, for analysis: ImageAnalysis, timestamp: Int64) {
+        let smooths = smoothsLandmarks
         tracker.withLock { t in
             guard t != nil, t!.frame === analysis, !t!.recorded else { return }
             t!.recorded = true
-            t!.tracking.record(people, detected: detected)
+            t!.tracking.smoothsROIs = smooths
+            t!.tracking.record(people, detected: detected, timestamp: timestamp)
         }
     }
 
     /// The body pipeline's people of a frame's whole-image analysis: followed from the previous frame when tracking
     /// (``PoseTracking``), else detected.
-    func people(of analysis: ImageAnalysis) throws -> [PersonPose] {
+    func people(of analysis: ImageAnalysis, timestamp: Int64) throws -> [PersonPose] {
         guard let plan = plan(for: analysis) else { return try analysis.people() }
         if case .track(let rois) = plan, let followed = try analysis.trackedPeople(rois: rois) {
-            record(followed, detected: false, for: analysis)
+            record(followed, detected: false, for: analysis, timestamp: timestamp)
             return followed
         }
         let detected = try analysis.people()
-        record(detected, detected: true, for: analysis)
+        record(detected, detected: true, for: analysis, timestamp: timestamp)
         return detected
     }
 
     /// The accurate person mask's fusion of a frame's whole-image analysis: its pose pass follows the previous frame's
     /// people when tracking (``PersonSegmenter/fuse(_:runs:following:)``), else detects them.
-    func accurateFusion(of analysis: ImageAnalysis) throws -> PersonSegmenter.Fusion {
+    func accurateFusion(of analysis: ImageAnalysis, timestamp: Int64) throws -> PersonSegmenter.Fusion {
         guard let plan = plan(for: analysis) else { return try analysis.accurateFusion() }
         guard case .track(let rois) = plan else {
             let fusion = try analysis.accurateFusion()
-            record(fusion.people, detected: true, for: analysis)
+            record(fusion.people, detected: true, for: analysis, timestamp: timestamp)
             return fusion
         }
         let fusion = try analysis.accurateFusion(following: rois)
-        record(fusion.people, detected: !fusion.followed, for: analysis)
+        record(fusion.people, detected: !fusion.followed, for: analysis, timestamp: timestamp)
         return fusion
     }
 
@@ -120,6 +124,14 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
             smoothed.landmarks = points
             return smoothed
         }
+    }
+
+    /// The model's skeleton height of the person `request` places at `timestamp`, smoothed over the frames with the
+    /// world landmarks' filter: a person's proportions do not change, so the height each frame's landmarks give is a
+    /// noisy reading of one value, and its noise would scale every joint.
+    func smoothedSkeletonHeight(_ height: Double, for request: VNRequest, timestamp: Int64) -> Double {
+        guard smoothsLandmarks else { return height }
+        return withEntry(of: request) { $0.skeletonHeight.filter(height, timestamp: timestamp) }
     }
 
     /// Face meshes of the frame at `timestamp`, smoothed with what `request` saw on earlier frames.

@@ -86,13 +86,23 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
         }
         intrinsics.cx -= Double(origin.x)
         intrinsics.cy -= Double(origin.y)
-        var people = try analysis.people(multiScale: false)
-        // In a sequence, the landmarks (and with them the world landmarks the skeleton is built from) are smoothed.
+        // A sequence that tracks follows its people into this frame (the detectors skipped); else the whole-image
+        // pass (the closest person is large: no tile search).
+        var people: [PersonPose]
+        if let sequence = image.sequence, sequence.state.tracksPeople, regionOfInterest == HandlerImage.wholeImage {
+            people = try sequence.state.people(of: analysis, timestamp: sequence.timestamp)
+        } else {
+            people = try analysis.people(multiScale: false)
+        }
+        // In a sequence, the landmarks (and with them the world landmarks the skeleton is built from) are smoothed,
+        // and so is the skeleton's height its scale comes from.
         if let (sequence, time) = image.sequence { people = sequence.smoothed(people, for: self, timestamp: time) }
         let prominence = people.map { Self.prominence($0, width: region.width, height: region.height) }
         guard let best = prominence.indices.max(by: { prominence[$0] < prominence[$1] }), prominence[best] > 0,
-            var skeleton = BodyPose3D(person: people[best], intrinsics: intrinsics)
+            var modelHeight = BodyPose3D.modelHeight(of: people[best])
         else { return [] }
+        if let (sequence, time) = image.sequence { modelHeight = sequence.smoothedSkeletonHeight(modelHeight, for: self, timestamp: time) }
+        guard var skeleton = BodyPose3D(person: people[best], intrinsics: intrinsics, modelHeight: modelHeight) else { return [] }
         var estimation = VNHumanBodyPose3DObservation.HeightEstimation.reference
         if let depth,
             let measured = skeleton.measured(
