@@ -1,5 +1,6 @@
 import Foundation
 import PVImaging
+import PVTestSupport
 import Testing
 
 @testable import PVPerception
@@ -33,6 +34,40 @@ import Testing
         PolygonFill.mark([SIMD2(-1e300, -1e300), SIMD2(1e300, -1e300), SIMD2(1e300, 1e300), SIMD2(-1e300, 1e300)],
             bit: 1, in: &all, width: 4, height: 4)
         #expect(all.allSatisfy { $0 == 1 })
+    }
+
+    /// The mattes are refined only inside the box their pixels reach: that gives what filtering the whole image
+    /// gives (to a level of rounding), zero far from the matte, for a matte at the image's edge and for none at all.
+    @Test("refining a matte inside its box equals refining the whole image")
+    func refinedInsideTheBox() throws {
+        let photo = try ImageDecoder.decode(contentsOf: try TestFiles.installed("astronaut.png")).pixels
+            .converted(to: .rgba32).resized(width: 640, height: 480)
+        let blank = try PixelBuffer(width: 640, height: 480, format: .oneComponent8)
+        let work = Work(image: photo, mask: blank)
+        for subsampling in [1, 2] {
+            let filter = GuidedFilter(radius: 5, epsilon: 0.004, guide: .color, subsampling: subsampling)
+            for (x0, y0, w, h) in [(200, 150, 60, 40), (0, 0, 30, 100), (600, 430, 40, 50)] {
+                var values = [UInt8](repeating: 0, count: 640 * 480)
+                for y in y0..<(y0 + h) { for x in x0..<(x0 + w) where (x * 7 + y * 3) % 5 != 0 { values[y * 640 + x] = 255 } }
+                let boxed = try work.refined(values, by: filter, guide: photo)
+                let whole = try filter.filter(try work.buffer(values), guide: photo).converted(to: .oneComponent8)
+                var worst = 0, outside = 0
+                boxed.withUnsafeBytes { a in
+                    whole.withUnsafeBytes { b in
+                        for y in 0..<480 {
+                            for x in 0..<640 {
+                                let u = Int(a[y * boxed.bytesPerRow() + x]), v = Int(b[y * whole.bytesPerRow() + x])
+                                worst = max(worst, abs(u - v))
+                                if (x < x0 - 40 || x > x0 + w + 40 || y < y0 - 40 || y > y0 + h + 40) { outside = max(outside, u) }
+                            }
+                        }
+                    }
+                }
+                #expect(worst <= 2 && outside == 0, "subsampling \(subsampling), box \(x0),\(y0): worst \(worst), outside \(outside)")
+            }
+        }
+        let none = try work.refined([UInt8](repeating: 0, count: 640 * 480), by: GuidedFilter(radius: 5, epsilon: 0.004), guide: photo)
+        #expect(none.width == 640 && none.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
     }
 
     @Test("the colour model's medians and spreads resist outliers; its floors keep flat samples usable")

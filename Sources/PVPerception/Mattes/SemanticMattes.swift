@@ -51,15 +51,18 @@ package struct SemanticMattes: Sendable {
         var work = Work(image: try image.format == .rgba32 ? image : image.converted(to: .rgba32), mask: personMask)
         for face in faces { work.add(face) }
         work.addBodySkin()
-        var skin = try work.buffer(work.skin), hair = try work.buffer(work.hair)
+        var skin: PixelBuffer, hair: PixelBuffer
         if refine, !faces.isEmpty {
             let radius = max(2, min(W, H) / 200)
             let filter = GuidedFilter(radius: radius, epsilon: 0.004, guide: .color, subsampling: radius >= 4 ? 2 : 1)
-            skin = try filter.filter(skin, guide: image)
-            hair = try filter.filter(hair, guide: image)
+            skin = try work.refined(work.skin, by: filter, guide: image)
+            hair = try work.refined(work.hair, by: filter, guide: image)
             // The filter may spread a matte past the person; the mask bounds both.
             try work.bound(&skin, keeping: work.faceArea)
             try work.bound(&hair, to: work.headArea)
+        } else {
+            skin = try work.buffer(work.skin)
+            hair = try work.buffer(work.hair)
         }
         return SemanticMattes(skin: skin, hair: hair, teeth: try work.buffer(work.teeth), glasses: try work.buffer(work.glasses))
     }
@@ -234,6 +237,55 @@ struct Work {
             let c = colour(i)
             if skinModels.contains(where: { isSkin(c, $0) }) { skin[i] = person[i] }
         }
+    }
+
+    /// `values` (a matte over the whole image) refined by `filter` against `image`, filtering only the box of its
+    /// non-zero pixels grown by the filter's reach (twice its radius, in whole cells of its subsampling): outside
+    /// that box every window of the filter holds no matte, so its output there is zero.
+    func refined(_ values: [UInt8], by filter: GuidedFilter, guide image: PixelBuffer) throws -> PixelBuffer {
+        let W = width, H = height
+        var x0 = W, x1 = 0, y0 = H, y1 = 0
+        values.withUnsafeBufferPointer { v in
+            for y in 0..<H {
+                let row = UnsafeBufferPointer(rebasing: v[(y * W)..<(y * W + W)])
+                guard let first = row.firstIndex(where: { $0 != 0 }) else { continue }
+                let last = row.lastIndex(where: { $0 != 0 })!
+                x0 = min(x0, first)
+                x1 = max(x1, last + 1)
+                if y0 == H { y0 = y }
+                y1 = y + 1
+            }
+        }
+        guard x0 < x1 else { return try buffer(values) }
+        let s = max(1, filter.subsampling)
+        let margin = (2 * max(1, Int((Double(filter.radius) / Double(s)).rounded())) + 2) * s
+        x0 = max(0, x0 - margin) / s * s
+        y0 = max(0, y0 - margin) / s * s
+        x1 = min(W, x1 + margin)
+        y1 = min(H, y1 + margin)
+        if x0 == 0, y0 == 0, x1 == W, y1 == H { return try filter.filter(try buffer(values), guide: image) }
+        let w = x1 - x0, h = y1 - y0
+        var part = try PixelBuffer(width: w, height: h, format: .oneComponent8)
+        let partRow = part.bytesPerRow()
+        part.withUnsafeMutableBytes { bytes in
+            values.withUnsafeBytes { source in
+                for y in 0..<h {
+                    (bytes.baseAddress! + y * partRow).copyMemory(from: source.baseAddress! + (y0 + y) * W + x0, byteCount: w)
+                }
+            }
+        }
+        var refined = try filter.filter(part, guide: try image.cropped(x: x0, y: y0, width: w, height: h))
+        if refined.format != .oneComponent8 { refined = try refined.converted(to: .oneComponent8) }
+        var out = try PixelBuffer(width: W, height: H, format: .oneComponent8)
+        let outRow = out.bytesPerRow(), refinedRow = refined.bytesPerRow()
+        out.withUnsafeMutableBytes { bytes in
+            refined.withUnsafeBytes { source in
+                for y in 0..<h {
+                    (bytes.baseAddress! + (y0 + y) * outRow + x0).copyMemory(from: source.baseAddress! + y * refinedRow, byteCount: w)
+                }
+            }
+        }
+        return out
     }
 
     /// A one-component 8-bit buffer of `values`.
