@@ -19,12 +19,23 @@ struct GeneratedMattesTests {
         "wflw/36_Football_americanfootball_ball_36_415.jpg", "wflw/7_Cheering_Cheering_7_16.jpg",
     ]
 
-    /// The sample portrait (her smile shows teeth), then the evaluation faces that are present.
-    static let faceImages: [String] = ["astronaut.png"]
+    /// The sample portrait (her smile shows teeth), the same at 1024 × 1024 (large enough that the mattes are
+    /// measured at half size and refined back to the photo's), then the evaluation faces that are present.
+    static let faceImages: [String] = ["astronaut.png", largeAstronaut]
         + evaldataFaces.filter { FileManager.default.fileExists(atPath: evaldata.appendingPathComponent($0).path) }
 
+    static let largeAstronaut = "astronaut-1024.png"
+
     static func url(_ name: String) throws -> URL {
-        name.contains("/") ? evaldata.appendingPathComponent(name) : try TestFiles.installed(name)
+        if name == largeAstronaut {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("pv-mattes-\(ProcessInfo.processInfo.processIdentifier)-\(name)")
+            if !FileManager.default.fileExists(atPath: url.path) {
+                let photo = try ImageDecoder.decode(contentsOf: try TestFiles.installed("astronaut.png")).pixels
+                try ImageEncoder.write(try photo.resized(width: 1024, height: 1024, method: .lanczos3), to: url, as: .png)
+            }
+            return url
+        }
+        return name.contains("/") ? evaldata.appendingPathComponent(name) : try TestFiles.installed(name)
     }
 
     /// Row-major bytes of a one-component 8-bit buffer.

@@ -56,6 +56,42 @@ package struct FaceRegions: Sendable {
         mouthOpen = Self.length(p[14] - p[13]) > 0.08 * Self.length(p[291] - p[61])
     }
 
+    /// These regions in an image scaled by `x` across and `y` down (the face's width by their mean).
+    package func scaled(x: Double, y: Double) -> FaceRegions {
+        let f = SIMD2(x, y)
+        var out = self
+        out.oval = oval.map { $0 * f }
+        out.eyes = eyes.map { $0.map { $0 * f } }
+        out.brows = brows.map { $0.map { $0 * f } }
+        out.outerLips = outerLips.map { $0 * f }
+        out.innerLips = innerLips.map { $0 * f }
+        out.eyeCentres = (eyeCentres.right * f, eyeCentres.left * f)
+        out.forehead = forehead * f
+        out.chin = chin * f
+        out.width = width * (x + y) / 2
+        return out
+    }
+
+    /// The pixel box (`x0..<x1`, `y0..<y1`) of the head ellipse in a `width × height` image, nil when it lies outside.
+    package func headBox(width W: Int, height H: Int) -> (x0: Int, x1: Int, y0: Int, y1: Int)? {
+        let (centre, _, _, across, along) = headEllipse
+        let reach = max(across, along) + 1
+        // Clamped as doubles first: a wild mesh must not overflow the conversion.
+        func clamp(_ v: Double, _ limit: Int) -> Int { Int(min(max(v, 0), Double(limit))) }
+        let x0 = clamp(centre.x - reach, W), x1 = clamp(centre.x + reach + 1, W)
+        let y0 = clamp(centre.y - reach, H), y1 = clamp(centre.y + reach + 1, H)
+        return x0 < x1 && y0 < y1 ? (x0, x1, y0, y1) : nil
+    }
+
+    /// Calls `body` with the index (`y·width + x`) of every pixel of a `width × height` image whose centre lies in
+    /// the head area (``inHeadArea(_:)``).
+    package func forEachHeadPixel(width W: Int, height H: Int, _ body: (Int) -> Void) {
+        guard let box = headBox(width: W, height: H) else { return }
+        for y in box.y0..<box.y1 {
+            for x in box.x0..<box.x1 where inHeadArea(SIMD2(Double(x) + 0.5, Double(y) + 0.5)) { body(y * W + x) }
+        }
+    }
+
     /// Unit vector from the chin to the forehead (the face's up, in image pixels).
     package var up: SIMD2<Double> {
         let d = forehead - chin, n = Self.length(d)

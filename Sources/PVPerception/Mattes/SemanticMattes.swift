@@ -48,23 +48,80 @@ package struct SemanticMattes: Sendable {
         guard personMask.width == W, personMask.height == H, personMask.format == .oneComponent8 else {
             throw PerceptionError(.invalidArgument, "the person mask must be OneComponent8 at the image's size \(W)×\(H)")
         }
-        var work = Work(image: try image.format == .rgba32 ? image : image.converted(to: .rgba32), mask: personMask)
-        for face in faces { work.add(face) }
-        work.addBodySkin()
-        var skin: PixelBuffer, hair: PixelBuffer
-        if refine, !faces.isEmpty {
-            let radius = max(2, min(W, H) / 200)
-            let filter = GuidedFilter(radius: radius, epsilon: 0.004, guide: .color, subsampling: radius >= 4 ? 2 : 1)
-            skin = try work.refined(work.skin, by: filter, guide: image)
-            hair = try work.refined(work.hair, by: filter, guide: image)
-            // The filter may spread a matte past the person; the mask bounds both.
-            try work.bound(&skin, keeping: work.faceArea)
-            try work.bound(&hair, to: work.headArea)
-        } else {
-            skin = try work.buffer(work.skin)
-            hair = try work.buffer(work.hair)
+        let rgba = try image.format == .rgba32 ? image : image.converted(to: .rgba32)
+        guard refine, !faces.isEmpty else {
+            var work = Work(image: rgba, mask: personMask)
+            for face in faces { work.add(face) }
+            work.addBodySkin()
+            return SemanticMattes(
+                skin: try work.buffer(work.skin), hair: try work.buffer(work.hair), teeth: try work.buffer(work.teeth),
+                glasses: try work.buffer(work.glasses))
         }
-        return SemanticMattes(skin: skin, hair: hair, teeth: try work.buffer(work.teeth), glasses: try work.buffer(work.glasses))
+        let radius = max(2, min(W, H) / 200)
+        let filter = GuidedFilter(radius: radius, epsilon: 0.004, guide: .color, subsampling: radius >= 4 ? 2 : 1)
+        // The regions and colour models are measured at the size the guided filter works at (it shrinks its input
+        // to 1/subsampling of the photo), then skin and hair come back to the photo's size through the filter, and
+        // teeth and glasses are drawn at that size from the regions the small image decided.
+        let s = filter.subsampling, lw = (W + s - 1) / s, lh = (H + s - 1) / s
+        let fx = Double(lw) / Double(W), fy = Double(lh) / Double(H)
+        let small = s == 1 ? rgba : try rgba.resized(width: lw, height: lh, method: .area)
+        let smallMask = s == 1 ? personMask : try personMask.resized(width: lw, height: lh, method: .area)
+        let scaled = faces.map { $0.scaled(x: fx, y: fy) }
+        var work = Work(image: small, mask: smallMask)
+        for face in scaled { work.add(face) }
+        work.addBodySkin()
+        var skin = try work.refined(work.skin, by: filter, guide: rgba)
+        var hair = try work.refined(work.hair, by: filter, guide: rgba)
+        // The filter may spread a matte past the person; the mask bounds both (skin stands in the face ovals without
+        // it, hair only in the head areas).
+        var ovals = [Bool](repeating: false, count: W * H), heads = ovals
+        for face in faces {
+            PolygonFill.spans(face.oval, width: W, height: H) { y, x0, x1 in for x in x0..<x1 { ovals[y * W + x] = true } }
+            face.forEachHeadPixel(width: W, height: H) { heads[$0] = true }
+        }
+        try bound(&skin, by: personMask, keeping: ovals)
+        try bound(&hair, by: personMask, to: heads)
+        var teeth = try PixelBuffer(width: W, height: H, format: .oneComponent8)
+        var glasses = teeth
+        let teethRow = teeth.bytesPerRow(), glassesRow = glasses.bytesPerRow()
+        for (face, small) in zip(faces, scaled) {
+            if face.mouthOpen {
+                teeth.withUnsafeMutableBytes { out in
+                    PolygonFill.spans(face.innerLips, width: W, height: H) { y, x0, x1 in
+                        let sy = min(lh - 1, Int(Double(y) * fy))
+                        for x in x0..<x1 { out[y * teethRow + x] = work.teeth[sy * lw + min(lw - 1, Int(Double(x) * fx))] }
+                    }
+                }
+            }
+            for part in work.glasses(small) ?? [] {
+                glasses.withUnsafeMutableBytes { out in
+                    PolygonFill.spans(part.map { SIMD2($0.x / fx, $0.y / fy) }, width: W, height: H) { y, x0, x1 in
+                        for x in x0..<x1 { out[y * glassesRow + x] = 255 }
+                    }
+                }
+            }
+        }
+        return SemanticMattes(skin: skin, hair: hair, teeth: teeth, glasses: glasses)
+    }
+
+    /// Bounds `matte` by `person` (the smaller of the two values) except where `kept`, and clears it outside `area`,
+    /// when given; all three at the matte's size.
+    static func bound(_ matte: inout PixelBuffer, by person: PixelBuffer, to area: [Bool]? = nil, keeping kept: [Bool]? = nil) throws {
+        if matte.format != .oneComponent8 { matte = try matte.converted(to: .oneComponent8) }
+        let W = matte.width, H = matte.height, row = matte.bytesPerRow(), personRow = person.bytesPerRow()
+        person.withUnsafeBytes { mask in
+            matte.withUnsafeMutableBytes { bytes in
+                for y in 0..<H {
+                    let line = (bytes.baseAddress! + y * row).assumingMemoryBound(to: UInt8.self)
+                    let limits = (mask.baseAddress! + y * personRow).assumingMemoryBound(to: UInt8.self)
+                    for x in 0..<W {
+                        let i = y * W + x
+                        let limit = kept?[i] ?? false ? 255 : limits[x]
+                        line[x] = area?[i] ?? true ? min(line[x], limit) : 0
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -77,10 +134,6 @@ struct Work {
     var skin: [UInt8], hair: [UInt8], teeth: [UInt8], glasses: [UInt8]
     /// Eyes, brows and lips of every face: never skin.
     var holes: [Bool]
-    /// The head ellipses above the chin lines: hair never lies elsewhere.
-    var headArea: [Bool]
-    /// The faces' ovals: skin there stands without the person mask (which misses some people in crowds).
-    var faceArea: [Bool]
     var skinModels: [ColourModel] = []
 
     init(image: PixelBuffer, mask: PixelBuffer) {
@@ -112,8 +165,6 @@ struct Work {
         teeth = skin
         glasses = skin
         holes = [Bool](repeating: false, count: count)
-        headArea = holes
-        faceArea = holes
     }
 
     func colour(_ i: Int) -> SIMD3<Double> { ColourModel.ycbcr(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]) }
@@ -139,7 +190,6 @@ struct Work {
         PolygonFill.spans(face.oval, width: W, height: H) { y, x0, x1 in
             for x in x0..<x1 {
                 let i = y * W + x
-                faceArea[i] = true
                 if labels[i] & 0b1110 != 0 {
                     holes[i] = true
                 } else {
@@ -176,13 +226,8 @@ struct Work {
     /// and connected to that band.
     private mutating func addHair(_ face: FaceRegions, labels: [UInt8], model: ColourModel?) {
         let W = width, H = height
-        let (centre, right, up, across, along) = face.headEllipse
-        let reach = max(across, along) + 1
-        // Clamped as doubles first: a wild mesh must not overflow the conversion.
-        func clamp(_ v: Double, _ limit: Int) -> Int { Int(min(max(v, 0), Double(limit))) }
-        let x0 = clamp(centre.x - reach, W), x1 = clamp(centre.x + reach + 1, W)
-        let y0 = clamp(centre.y - reach, H), y1 = clamp(centre.y + reach + 1, H)
-        guard x0 < x1, y0 < y1 else { return }
+        let (centre, right, up, _, _) = face.headEllipse
+        guard let (x0, x1, y0, y1) = face.headBox(width: W, height: H) else { return }
         let bw = x1 - x0, h = face.height
         // Local state over the ellipse's box: 1 candidate, 2 seed (the band above the forehead), 4 reached.
         var state = [UInt8](repeating: 0, count: bw * (y1 - y0))
@@ -192,7 +237,6 @@ struct Work {
                 let i = y * W + x
                 let p = SIMD2(Double(x) + 0.5, Double(y) + 0.5)
                 guard face.inHeadArea(p) else { continue }
-                headArea[i] = true
                 guard person[i] >= 128, labels[i] & 1 == 0 else { continue }
                 // Below the eyes, the dark band along the jaw is shadow or beard far more often than hair.
                 let above = ((p - face.forehead) * up).sum(), aside = abs(((p - centre) * right).sum())
@@ -239,11 +283,17 @@ struct Work {
         }
     }
 
-    /// `values` (a matte over the whole image) refined by `filter` against `image`, filtering only the box of its
-    /// non-zero pixels grown by the filter's reach (twice its radius, in whole cells of its subsampling): outside
-    /// that box every window of the filter holds no matte, so its output there is zero.
+    /// `values` (a matte over this work's image) refined by `filter` against `image` (the photo: this work's image,
+    /// or the photo it is 1/`filter.subsampling` of), at the photo's size. Only the box of the matte's non-zero
+    /// pixels grown by the filter's reach (twice its radius) is filtered: outside it every window of the filter holds
+    /// no matte, so its output there is zero.
     func refined(_ values: [UInt8], by filter: GuidedFilter, guide image: PixelBuffer) throws -> PixelBuffer {
-        let W = width, H = height
+        let W = width, H = height, fullW = image.width, fullH = image.height
+        // Full-resolution pixels per work pixel: 1, or the filter's subsampling when the work is at its size.
+        let s = fullW == W && fullH == H ? 1 : max(1, filter.subsampling)
+        guard (fullW + s - 1) / s == W, (fullH + s - 1) / s == H else {
+            throw PerceptionError(.invalidArgument, "a \(W)×\(H) matte is not 1/\(s) of the \(fullW)×\(fullH) photo")
+        }
         var x0 = W, x1 = 0, y0 = H, y1 = 0
         values.withUnsafeBufferPointer { v in
             for y in 0..<H {
@@ -256,14 +306,14 @@ struct Work {
                 y1 = y + 1
             }
         }
-        guard x0 < x1 else { return try buffer(values) }
-        let s = max(1, filter.subsampling)
-        let margin = (2 * max(1, Int((Double(filter.radius) / Double(s)).rounded())) + 2) * s
-        x0 = max(0, x0 - margin) / s * s
-        y0 = max(0, y0 - margin) / s * s
+        if x0 >= x1 { return try PixelBuffer(width: fullW, height: fullH, format: .oneComponent8) }
+        // The reach in work pixels; at full resolution the crop is aligned to the filter's cells.
+        let cell = max(1, filter.subsampling) / s
+        let margin = (2 * max(1, Int((Double(filter.radius) / Double(max(1, filter.subsampling))).rounded())) + 2) * cell
+        x0 = max(0, x0 - margin) / cell * cell
+        y0 = max(0, y0 - margin) / cell * cell
         x1 = min(W, x1 + margin)
         y1 = min(H, y1 + margin)
-        if x0 == 0, y0 == 0, x1 == W, y1 == H { return try filter.filter(try buffer(values), guide: image) }
         let w = x1 - x0, h = y1 - y0
         var part = try PixelBuffer(width: w, height: h, format: .oneComponent8)
         let partRow = part.bytesPerRow()
@@ -274,14 +324,17 @@ struct Work {
                 }
             }
         }
-        var refined = try filter.filter(part, guide: try image.cropped(x: x0, y: y0, width: w, height: h))
+        let fx0 = x0 * s, fy0 = y0 * s, fw = min(fullW, x1 * s) - fx0, fh = min(fullH, y1 * s) - fy0
+        let whole = fx0 == 0 && fy0 == 0 && fw == fullW && fh == fullH
+        var refined = try filter.filter(part, guide: whole ? image : try image.cropped(x: fx0, y: fy0, width: fw, height: fh))
         if refined.format != .oneComponent8 { refined = try refined.converted(to: .oneComponent8) }
-        var out = try PixelBuffer(width: W, height: H, format: .oneComponent8)
+        if whole { return refined }
+        var out = try PixelBuffer(width: fullW, height: fullH, format: .oneComponent8)
         let outRow = out.bytesPerRow(), refinedRow = refined.bytesPerRow()
         out.withUnsafeMutableBytes { bytes in
             refined.withUnsafeBytes { source in
-                for y in 0..<h {
-                    (bytes.baseAddress! + (y0 + y) * outRow + x0).copyMemory(from: source.baseAddress! + y * refinedRow, byteCount: w)
+                for y in 0..<fh {
+                    (bytes.baseAddress! + (fy0 + y) * outRow + fx0).copyMemory(from: source.baseAddress! + y * refinedRow, byteCount: fw)
                 }
             }
         }
@@ -298,22 +351,5 @@ struct Work {
             }
         }
         return out
-    }
-
-    /// Bounds `matte` by the person mask (the smaller of the two values) except in `kept`, and clears it outside
-    /// `area`, when given.
-    func bound(_ matte: inout PixelBuffer, to area: [Bool]? = nil, keeping kept: [Bool]? = nil) throws {
-        if matte.format != .oneComponent8 { matte = try matte.converted(to: .oneComponent8) }
-        let row = matte.bytesPerRow(), W = width
-        matte.withUnsafeMutableBytes { bytes in
-            for y in 0..<height {
-                let line = (bytes.baseAddress! + y * row).assumingMemoryBound(to: UInt8.self)
-                for x in 0..<W {
-                    let i = y * W + x
-                    let limit = kept.map { $0[i] } ?? false ? 255 : person[i]
-                    line[x] = area.map { $0[i] } ?? true ? min(line[x], limit) : 0
-                }
-            }
-        }
     }
 }
