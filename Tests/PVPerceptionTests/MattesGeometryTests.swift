@@ -66,6 +66,26 @@ import Testing
                 #expect(worst <= 2 && outside == 0, "subsampling \(subsampling), box \(x0),\(y0): worst \(worst), outside \(outside)")
             }
         }
+        // A matte measured at half size, refined back to the photo's (the fused kernel inside the box) against the
+        // generic filter over the whole photo.
+        let half = Work(image: try photo.resized(width: 320, height: 240, method: .area), mask: try blank.resized(width: 320, height: 240))
+        let filter = GuidedFilter(radius: 5, epsilon: 0.004, guide: .color, subsampling: 2)
+        for (x0, y0, w, h) in [(100, 75, 30, 20), (0, 0, 15, 50), (300, 215, 20, 25)] {
+            var values = [UInt8](repeating: 0, count: 320 * 240)
+            for y in y0..<(y0 + h) { for x in x0..<(x0 + w) where (x * 7 + y * 3) % 5 != 0 { values[y * 320 + x] = 255 } }
+            let boxed = try half.refined(values, by: filter, guide: photo)
+            let whole = try filter.filter(try half.buffer(values), guide: photo).converted(to: .oneComponent8)
+            #expect(boxed.width == 640 && boxed.height == 480)
+            var worst = 0
+            boxed.withUnsafeBytes { a in
+                whole.withUnsafeBytes { b in
+                    for y in 0..<480 {
+                        for x in 0..<640 { worst = max(worst, abs(Int(a[y * boxed.bytesPerRow() + x]) - Int(b[y * whole.bytesPerRow() + x]))) }
+                    }
+                }
+            }
+            #expect(worst <= 3, "half size, box \(x0),\(y0): worst \(worst)")
+        }
         let none = try work.refined([UInt8](repeating: 0, count: 640 * 480), by: GuidedFilter(radius: 5, epsilon: 0.004), guide: photo)
         #expect(none.width == 640 && none.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
     }

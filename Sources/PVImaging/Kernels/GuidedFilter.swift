@@ -50,6 +50,12 @@ public struct GuidedFilter: Sendable, Hashable {
     /// - Throws: ``ImagingError`` `.invalidArgument` for a negative radius, a non-positive ε or
     ///   subsampling outside 1…64, `.unsupportedPixelFormat` for a multi-channel input.
     public func filter(_ input: PixelBuffer, guide image: PixelBuffer) throws -> PixelBuffer {
+        try filter(input, guide: image, shrunkGuide: nil)
+    }
+
+    /// ``filter(_:guide:)`` with the guide already shrunk to the working size (`⌈width/subsampling⌉ ×
+    /// ⌈height/subsampling⌉`, by area), when the caller has it; another size is ignored.
+    package func filter(_ input: PixelBuffer, guide image: PixelBuffer, shrunkGuide: PixelBuffer?) throws -> PixelBuffer {
         guard radius >= 0, epsilon.isFinite, epsilon > 0, subsampling >= 1, subsampling <= 64 else {
             throw ImagingError(
                 .invalidArgument,
@@ -63,7 +69,8 @@ public struct GuidedFilter: Sendable, Hashable {
         let r = s == 1 ? radius : max(1, Int((Double(radius) / Double(s)).rounded()))
         let useColor = guide == .color && !image.format.isOneComponent
 
-        let guideLow = s == 1 ? image : try image.resized(width: lw, height: lh, method: .area)
+        let guideLow =
+            s == 1 ? image : try shrunkGuide.flatMap { $0.width == lw && $0.height == lh ? $0 : nil } ?? image.resized(width: lw, height: lh, method: .area)
         let low = FloatPlane.guideChannels(guideLow, color: useColor)
         var p = FloatPlane(input)
         if p.width != lw || p.height != lh { p = p.resampled(width: lw, height: lh, method: .bilinear) }

@@ -128,6 +128,8 @@ package struct SemanticMattes: Sendable {
 /// The per-pixel state of one ``SemanticMattes/make(image:personMask:faces:refine:)`` call.
 struct Work {
     let width: Int, height: Int
+    /// The image (RGBA).
+    let image: PixelBuffer
     /// RGB, three bytes a pixel, rows tight.
     var rgb: [UInt8]
     var person: [UInt8]
@@ -158,6 +160,7 @@ struct Work {
                 for x in 0..<W { person[y * W + x] = line.load(fromByteOffset: x, as: UInt8.self) }
             }
         }
+        self.image = image
         self.rgb = rgb
         self.person = person
         skin = [UInt8](repeating: 0, count: count)
@@ -326,7 +329,10 @@ struct Work {
         }
         let fx0 = x0 * s, fy0 = y0 * s, fw = min(fullW, x1 * s) - fx0, fh = min(fullH, y1 * s) - fy0
         let whole = fx0 == 0 && fy0 == 0 && fw == fullW && fh == fullH
-        var refined = try filter.filter(part, guide: whole ? image : try image.cropped(x: fx0, y: fy0, width: fw, height: fh))
+        // The work's own image is the guide shrunk to the filter's grid when the work is at that size.
+        let shrunk = s == 1 ? nil : whole ? self.image : try self.image.cropped(x: x0, y: y0, width: w, height: h)
+        var refined = try filter.filter(
+            part, guide: whole ? image : try image.cropped(x: fx0, y: fy0, width: fw, height: fh), shrunkGuide: shrunk)
         if refined.format != .oneComponent8 { refined = try refined.converted(to: .oneComponent8) }
         if whole { return refined }
         var out = try PixelBuffer(width: fullW, height: fullH, format: .oneComponent8)
