@@ -75,7 +75,9 @@ extension AVCameraCalibrationData {
     /// The calibration `metadata` holds, nil when it has none.
     /// - Throws: ``AVError`` `.decodeFailed` when it has one that is malformed.
     static func read(from metadata: CGImageMetadata) throws -> AVCameraCalibrationData? {
-        guard let tag = metadata.tag(at: Key.intrinsics), tag.namespace == XMPNamespaces.calibration else { return nil }
+        guard let tag = metadata.tag(at: Key.intrinsics), tag.namespace == XMPNamespaces.calibration else {
+            return try readApple(from: metadata)
+        }
         func numbers(_ path: String, count: Int) throws -> [Float] {
             guard let items = metadata.tag(at: path)?.value as? [String] else {
                 throw AVError.decode("the camera calibration has no \(path)")
@@ -108,4 +110,45 @@ extension AVCameraCalibrationData {
             lensDistortionCenter: CGPoint(x: CGFloat(c[0]), y: CGFloat(c[1])), lensDistortionLookupTable: try table(Key.table),
             inverseLensDistortionLookupTable: try table(Key.inverse))
     }
+
+    /// The calibration in Apple's `depthData` tags, as its portrait JPEGs carry it (`IntrinsicMatrix`: nine numbers
+    /// column by column; `IntrinsicMatrixReferenceWidth` and `…Height`; optional `ExtrinsicMatrix` (twelve, column by
+    /// column), `PixelSize` in millimetres, `LensDistortionCenterOffsetX` and `…Y`), nil without an intrinsic matrix.
+    static func readApple(from metadata: CGImageMetadata) throws -> AVCameraCalibrationData? {
+        let tags = metadata.snapshot.tags.filter { $0.namespace == XMPNamespaces.depthData }
+        func value(_ name: String) -> Any? { tags.first { $0.name == name }?.value }
+        guard let matrix = value("IntrinsicMatrix") else { return nil }
+        func numbers(_ name: String, _ raw: Any?, count: Int) throws -> [Float] {
+            let items = (raw as? [String]) ?? []
+            let values = items.compactMap { Float($0.trimmingCharacters(in: .whitespaces)) }
+            guard values.count == count, values.count == items.count, values.allSatisfy(\.isFinite) else {
+                throw AVError.decode("depthData:\(name) must be \(count) finite numbers, not \(raw ?? "nothing")")
+            }
+            return values
+        }
+        func scalar(_ name: String) throws -> Float? {
+            guard let raw = value(name) else { return nil }
+            guard let text = raw as? String, let v = Float(text.trimmingCharacters(in: .whitespaces)), v.isFinite else {
+                throw AVError.decode("depthData:\(name) must be a finite number, not \(raw)")
+            }
+            return v
+        }
+        let k = try numbers("IntrinsicMatrix", matrix, count: 9)
+        guard let width = try scalar("IntrinsicMatrixReferenceWidth"), let height = try scalar("IntrinsicMatrixReferenceHeight"),
+            k[0] > 0, k[4] > 0, width > 0, height > 0
+        else {
+            throw AVError.decode("depthData:IntrinsicMatrix needs positive focal lengths and reference dimensions")
+        }
+        let e = try value("ExtrinsicMatrix").map { try numbers("ExtrinsicMatrix", $0, count: 12) } ?? [1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0]
+        func column(_ v: [Float], _ i: Int) -> SIMD3<Float> { SIMD3(v[3 * i], v[3 * i + 1], v[3 * i + 2]) }
+        return AVCameraCalibrationData(
+            intrinsicMatrix: matrix_float3x3(column(k, 0), column(k, 1), column(k, 2)),
+            intrinsicMatrixReferenceDimensions: CGSize(width: CGFloat(width), height: CGFloat(height)),
+            extrinsicMatrix: matrix_float4x3(column(e, 0), column(e, 1), column(e, 2), column(e, 3)),
+            pixelSize: try scalar("PixelSize") ?? 0,
+            lensDistortionCenter: CGPoint(
+                x: CGFloat(try scalar("LensDistortionCenterOffsetX") ?? 0), y: CGFloat(try scalar("LensDistortionCenterOffsetY") ?? 0)),
+            lensDistortionLookupTable: nil, inverseLensDistortionLookupTable: nil)
+    }
+
 }

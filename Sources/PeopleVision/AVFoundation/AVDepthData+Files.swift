@@ -2,6 +2,21 @@ import Foundation
 import PVImaging
 
 extension AVDepthData {
+    /// The depth data of an image file: a HEIC's depth image, or the depth or disparity image of a multi-picture
+    /// JPEG as Apple's portrait photos carry it (``JPEGDepth``); nil for another format or a file without depth.
+    /// - Throws: ``AVError`` `.decodeFailed` when the file's depth image or its description is malformed.
+    static func read(fromFile data: Data) throws -> AVDepthData? {
+        switch try? ImageFormat(sniffing: data) {
+        case .heic?:
+            guard let reader = try? HEICReader(data: data) else { return nil }
+            return try read(from: reader)
+        case .jpeg?:
+            return try JPEGDepth.read(data)
+        default:
+            return nil
+        }
+    }
+
     /// The depth data of a HEIC file, or nil when it has none.
     ///
     /// The map comes back in the format its description records (`depthData:PixelFormat`, as written by

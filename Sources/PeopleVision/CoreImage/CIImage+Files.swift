@@ -73,7 +73,7 @@ enum ImageLoader {
         }
         let wantsDepth = boolOption(options[.auxiliaryDepth]), wantsDisparity = boolOption(options[.auxiliaryDisparity])
         if wantsDepth || wantsDisparity {
-            guard let reader = try? HEICReader(data: data), let read = try? AVDepthData.read(from: reader) else { return nil }
+            guard let read = try? AVDepthData.read(fromFile: data) else { return nil }
             let depth = read.converting(
                 toDepthDataType: wantsDepth ? kCVPixelFormatType_DepthFloat16 : kCVPixelFormatType_DisparityFloat16)
             let values = depth.depthDataMap.pixelBuffer

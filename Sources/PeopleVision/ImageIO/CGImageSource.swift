@@ -128,8 +128,8 @@ public func CGImageSourceCopyProperties(_ isrc: CGImageSource, _ options: CFDict
 }
 
 /// An auxiliary image (a matte, depth or disparity) of the image at `index`, as ImageIO's
-/// `CGImageSourceCopyAuxiliaryDataInfoAtIndex`, or nil when the file has none (only HEIC files
-/// carry them here).
+/// `CGImageSourceCopyAuxiliaryDataInfoAtIndex`, or nil when the file has none (mattes are read from HEIC files,
+/// depth and disparity from HEIC files and from portrait JPEGs in Apple's multi-picture layout).
 ///
 /// The dictionary holds ``kCGImageAuxiliaryDataInfoData`` (the pixels, rows packed without padding)
 /// and ``kCGImageAuxiliaryDataInfoDataDescription`` (``kCGImagePropertyWidth``, ``kCGImagePropertyHeight``,
@@ -140,14 +140,15 @@ public func CGImageSourceCopyProperties(_ isrc: CGImageSource, _ options: CFDict
 public func CGImageSourceCopyAuxiliaryDataInfoAtIndex(_ isrc: CGImageSource, _ index: Int, _ auxiliaryImageDataType: CFString)
     -> CFDictionary?
 {
-    guard let info = isrc.header(at: index), info.format == .heic, let reader = try? HEICReader(data: isrc.data) else { return nil }
+    guard let info = isrc.header(at: index), info.format == .heic || info.format == .jpeg else { return nil }
     if auxiliaryImageDataType == kCGImageAuxiliaryDataTypeDepth || auxiliaryImageDataType == kCGImageAuxiliaryDataTypeDisparity {
-        guard let depth = try? AVDepthData.read(from: reader) else { return nil }
+        guard let depth = try? AVDepthData.read(fromFile: isrc.data) else { return nil }
         let wantsDepth = auxiliaryImageDataType == kCGImageAuxiliaryDataTypeDepth
         return depth.converting(toDepthDataType: wantsDepth ? kCVPixelFormatType_DepthFloat32 : kCVPixelFormatType_DisparityFloat32)
             .dictionaryRepresentation(forAuxiliaryDataType: nil)
     }
-    guard let matte = AuxiliaryData.mattes[auxiliaryImageDataType], let read = try? reader.auxiliaryImage(matte),
+    guard info.format == .heic, let reader = try? HEICReader(data: isrc.data), let matte = AuxiliaryData.mattes[auxiliaryImageDataType],
+        let read = try? reader.auxiliaryImage(matte),
         let pixels = try? read.converted(to: .oneComponent8)
     else { return nil }
     let rowLength = pixels.width, stride = pixels.bytesPerRow()

@@ -227,18 +227,16 @@ public final class VNImageRequestHandler: @unchecked Sendable {
         return (sequence, time)
     }
 
-    /// Reads the depth that goes with the image: the depth data given, else a HEIC file's own.
+    /// Reads the depth that goes with the image: the depth data given, else a HEIC or portrait JPEG file's own.
     private func depthLoader() -> @Sendable () -> SceneDepth? {
         let given = depthData, orientation = orientation, source = source
         return {
             if let given { return SceneDepth(given, storedIn: orientation ?? .up) }
             switch source {
             case .url, .data:
-                guard let data = try? Self.encoded(source), (try? ImageFormat(sniffing: data)) == .heic,
-                    let reader = try? HEICReader(data: data), let read = try? AVDepthData.read(from: reader)
-                else { return nil }
-                // The file's own orientation is applied to its depth as to its pixels (HEIC's by the decoder); one
-                // given to the handler says how both are stored.
+                guard let data = try? Self.encoded(source), let read = try? AVDepthData.read(fromFile: data) else { return nil }
+                // The file's own orientation is applied to its depth as to its pixels (by the decoder); one given to
+                // the handler says how both are stored.
                 return SceneDepth(read, storedIn: orientation ?? .up)
             case .pixels, .ciImage, .sampleBuffer:
                 return nil
