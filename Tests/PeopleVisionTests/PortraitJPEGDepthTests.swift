@@ -147,4 +147,34 @@ import Testing
             #expect(again.results?.first?.heightEstimation == .reference)
         }
     }
+
+    /// Bytes changed at random in the index and the depth image's header and XMP: each read gives depth, nil or an
+    /// `AVError`, never a crash or another error.
+    @Test func mutatedFilesFailCleanly() throws {
+        let codes = (0..<(16 * 16)).map { UInt8($0) }
+        let photo = [UInt8](try ImageEncoder.encode(try PixelBuffer(width: 16, height: 16, format: .rgba32), as: .jpeg(quality: 80)))
+        let auxiliary = try Self.auxiliaryJPEG(codes, width: 16, height: 16, xmp: Self.xmp(floatMin: 0.5, floatMax: 2))
+        let file = Self.portrait(photo, auxiliary), auxiliaryStart = file.count - auxiliary.count
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(state >> 33)
+        }
+        var outcomes = [0, 0, 0]
+        for _ in 0..<400 {
+            var bytes = file
+            for _ in 0..<(1 + next() % 4) {
+                // Half the changes in the index (the first 120 bytes), half in the depth image's first 1,500.
+                let at = next() % 2 == 0 ? next() % 120 : min(bytes.count - 1, auxiliaryStart + next() % 1500)
+                bytes[at] = UInt8(truncatingIfNeeded: next())
+            }
+            do {
+                outcomes[try AVDepthData.read(fromFile: Data(bytes)) == nil ? 1 : 0] += 1
+            } catch is AVError {
+                outcomes[2] += 1
+            }
+        }
+        #expect(outcomes.reduce(0, +) == 400 && outcomes[2] > 0, "depth, nil, errors: \(outcomes)")
+    }
+
 }
