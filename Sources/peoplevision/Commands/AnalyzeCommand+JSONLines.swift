@@ -61,14 +61,7 @@ extension AnalyzeCommand {
             guard let path = path as? String, !path.isEmpty else { throw CommandFailure("line \(line): \"out\" must be a path") }
             out = URL(fileURLWithPath: path)
         }
-        var k = intrinsics
-        if let value = object["intrinsics"] {
-            do {
-                k = try IntrinsicsInput.parse(json: value)
-            } catch let failure as CommandFailure {
-                throw CommandFailure("line \(line): \(failure.message)")
-            }
-        }
+        let k = try IntrinsicsInput.of(object, else: intrinsics, at: "line \(line)")
         return BatchJob(line: line, image: image, out: out, analyses: selected, intrinsics: k, id: object["id"])
     }
 

@@ -155,14 +155,7 @@ struct AnalyzeCommand: ParsableCommand {
                     throw CommandFailure(
                         "manifest line \(number + 1) is not a JSON object with string fields \"image\" and \"out\": \(line.prefix(200))")
                 }
-                var k = given
-                if let value = obj["intrinsics"] {
-                    do {
-                        k = try IntrinsicsInput.parse(json: value)
-                    } catch let failure as CommandFailure {
-                        throw CommandFailure("manifest line \(number + 1): \(failure.message)")
-                    }
-                }
+                let k = try IntrinsicsInput.of(obj, else: given, at: "manifest line \(number + 1)")
                 jobs.append((URL(fileURLWithPath: image), URL(fileURLWithPath: out), k))
             }
         } else {

@@ -32,6 +32,17 @@ enum IntrinsicsInput {
         throw CommandFailure("\"intrinsics\" must be [fx, fy, cx, cy] or the 3×3 matrix as three rows of numbers")
     }
 
+    /// The intrinsics of a job's JSON object (its `"intrinsics"`), else `fallback`.
+    /// - Throws: ``CommandFailure`` with the message prefixed by `place` (such as "line 3").
+    static func of(_ object: [String: Any], else fallback: matrix_float3x3?, at place: String) throws -> matrix_float3x3? {
+        guard let value = object["intrinsics"] else { return fallback }
+        do {
+            return try parse(json: value)
+        } catch let failure as CommandFailure {
+            throw CommandFailure("\(place): \(failure.message)")
+        }
+    }
+
     /// `VNImageOption.cameraIntrinsics`'s matrix (columns `(fx, 0, 0)`, `(0, fy, 0)`, `(cx, cy, 1)`).
     static func matrix(_ v: [Double]) throws -> matrix_float3x3 {
         guard v.allSatisfy(\.isFinite), v[0] > 0, v[1] > 0 else {
