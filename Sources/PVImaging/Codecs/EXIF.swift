@@ -6,20 +6,21 @@
 /// `tag, type, count, value`. Orientation is tag 0x0112, a SHORT whose value sits in the entry.
 /// Every read is bounds-checked: malformed EXIF yields nil, never an error, because a broken
 /// metadata block must not stop an image from decoding.
-enum EXIF {
+package enum EXIF {
     static let orientationTag: UInt16 = 0x0112
     /// IFD0's pointer to the Exif IFD.
     static let exifIFDTag: UInt16 = 0x8769
     /// The Exif IFD's `FocalLengthIn35mmFilm`.
     static let focalLength35mmTag: UInt16 = 0xA405
 
-    /// A TIFF structure read with bounds checks: every accessor returns nil past the end.
-    struct TIFF {
-        let bytes: UnsafeRawBufferPointer
-        let bigEndian: Bool
+    /// A TIFF structure read with bounds checks: every accessor returns nil past the end. Also the layout of a JPEG's
+    /// multi-picture index (`MPF`).
+    package struct TIFF {
+        package let bytes: UnsafeRawBufferPointer
+        package let bigEndian: Bool
 
         /// The TIFF in a block (an optional `Exif\0\0` prefix is skipped), or nil without a valid header.
-        init?(_ block: UnsafeRawBufferPointer) {
+        package init?(_ block: UnsafeRawBufferPointer) {
             var tiff = block
             if tiff.count >= 6, tiff[0] == 0x45, tiff[1] == 0x78, tiff[2] == 0x69, tiff[3] == 0x66, tiff[4] == 0,
                 tiff[5] == 0
@@ -36,23 +37,23 @@ enum EXIF {
             guard u16(2) == 42 else { return nil }
         }
 
-        func u16(_ at: Int) -> UInt16? {
+        package func u16(_ at: Int) -> UInt16? {
             guard at >= 0, at + 2 <= bytes.count else { return nil }
             let a = UInt16(bytes[at]), b = UInt16(bytes[at + 1])
             return bigEndian ? a << 8 | b : b << 8 | a
         }
 
-        func u32(_ at: Int) -> UInt32? {
+        package func u32(_ at: Int) -> UInt32? {
             guard let hi = u16(bigEndian ? at : at + 2), let lo = u16(bigEndian ? at + 2 : at) else { return nil }
             return UInt32(hi) << 16 | UInt32(lo)
         }
 
         /// IFD0's offset.
-        var firstIFD: Int? { u32(4).map(Int.init) }
+        package var firstIFD: Int? { u32(4).map(Int.init) }
 
         /// The type, count and value-or-offset field of `tag`'s first entry in the IFD at `ifd`; nil when the IFD
         /// is unreadable before the tag is found, or has no such entry.
-        func entry(_ tag: UInt16, inIFD ifd: Int) -> (type: UInt16, count: UInt32, value: Int)? {
+        package func entry(_ tag: UInt16, inIFD ifd: Int) -> (type: UInt16, count: UInt32, value: Int)? {
             guard let count = u16(ifd) else { return nil }
             for index in 0..<Int(count) {
                 let e = ifd + 2 + 12 * index

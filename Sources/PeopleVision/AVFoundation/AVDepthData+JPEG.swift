@@ -89,51 +89,37 @@ enum JPEGDepth {
         return type == floatType ? data : data.converting(toDepthDataType: type)
     }
 
-    /// The images after the first of a multi-picture JPEG, as their bytes (empty without an `MPF` index).
+    /// The images after the first of a multi-picture JPEG, as their bytes (empty without an `MPF` index). The index is
+    /// a TIFF structure (read with the codecs' TIFF reader): its first IFD's `MPEntry` (0xB002) lists 16 bytes per
+    /// image (attributes, size, offset from the index's TIFF header, two dependent-image entries).
     static func images(_ bytes: [UInt8]) throws -> [ArraySlice<UInt8>] {
         guard let index = segments(bytes[...], app: 0xE2, prefix: Array("MPF\0".utf8)).first else { return [] }
-        let tiff = index.start
-        let t = index.payload
         func malformed(_ what: String) -> AVError { AVError.decode("the JPEG's multi-picture index \(what)") }
-        guard t.count >= 8 else { throw malformed("is shorter than its header") }
-        let little: Bool
-        switch (t[t.startIndex], t[t.startIndex + 1]) {
-        case (0x49, 0x49): little = true
-        case (0x4D, 0x4D): little = false
-        default: throw malformed("has no byte order")
-        }
-        func u16(_ at: Int) throws -> Int {
-            guard at >= 0, at + 2 <= t.count else { throw malformed("points outside itself") }
-            let a = Int(t[t.startIndex + at]), b = Int(t[t.startIndex + at + 1])
-            return little ? a | b << 8 : a << 8 | b
-        }
-        func u32(_ at: Int) throws -> Int {
-            let a = try u16(at), b = try u16(at + 2)
-            return little ? a | b << 16 : a << 16 | b
-        }
-        let ifd = try u32(4)
-        let count = try u16(ifd)
-        guard count <= 64 else { throw malformed("lists \(count) tags") }
-        var entries: (count: Int, offset: Int)?
-        for k in 0..<count {
-            let at = ifd + 2 + 12 * k
-            if try u16(at) == 0xB002 { entries = (try u32(at + 4), try u32(at + 8)) }
-        }
-        guard let entries else { throw malformed("has no image list (MPEntry)") }
-        guard entries.count % 16 == 0, entries.count / 16 <= 64 else { throw malformed("lists \(entries.count) bytes of images") }
-        var out: [ArraySlice<UInt8>] = []
-        for k in 1..<max(1, entries.count / 16) {
-            let at = entries.offset + 16 * k
-            let size = try u32(at + 4), offset = try u32(at + 8)
-            let start = tiff + offset
-            guard offset > 0, size > 4, start <= bytes.count, size <= bytes.count - start else {
-                throw malformed("places image \(k + 1) (\(size) bytes at \(offset)) outside the file")
+        let places: [(size: Int, offset: Int)] = try Array(index.payload).withUnsafeBytes { raw in
+            guard let tiff = EXIF.TIFF(raw) else { throw malformed("has no TIFF header") }
+            guard let ifd = tiff.firstIFD, let list = tiff.entry(0xB002, inIFD: ifd) else {
+                throw malformed("has no image list (MPEntry)")
             }
-            let image = bytes[start..<(start + size)]
-            guard image[start] == 0xFF, image[start + 1] == 0xD8 else { throw malformed("places image \(k + 1) where no JPEG starts") }
-            out.append(image)
+            let length = Int(list.count)
+            guard length % 16 == 0, length / 16 <= 64, let first = tiff.u32(list.value).map(Int.init) else {
+                throw malformed("lists \(length) bytes of images")
+            }
+            return try (1..<max(1, length / 16)).map { k in
+                guard let size = tiff.u32(first + 16 * k + 4), let offset = tiff.u32(first + 16 * k + 8) else {
+                    throw malformed("points outside itself")
+                }
+                return (Int(size), Int(offset))
+            }
         }
-        return out
+        return try places.enumerated().map { k, place in
+            let start = index.start + place.offset
+            guard place.offset > 0, place.size > 4, start <= bytes.count, place.size <= bytes.count - start else {
+                throw malformed("places image \(k + 2) (\(place.size) bytes at \(place.offset)) outside the file")
+            }
+            let image = bytes[start..<(start + place.size)]
+            guard image[start] == 0xFF, image[start + 1] == 0xD8 else { throw malformed("places image \(k + 2) where no JPEG starts") }
+            return image
+        }
     }
 
     /// The `APPn` segments `app` of a JPEG's header (before its first scan) whose payload begins with `prefix`: where
