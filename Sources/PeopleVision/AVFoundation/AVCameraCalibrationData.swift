@@ -115,8 +115,7 @@ extension AVCameraCalibrationData {
     /// column by column; `IntrinsicMatrixReferenceWidth` and `…Height`; optional `ExtrinsicMatrix` (twelve, column by
     /// column), `PixelSize` in millimetres, `LensDistortionCenterOffsetX` and `…Y`), nil without an intrinsic matrix.
     static func readApple(from metadata: CGImageMetadata) throws -> AVCameraCalibrationData? {
-        let tags = metadata.snapshot.tags.filter { $0.namespace == XMPNamespaces.depthData }
-        func value(_ name: String) -> Any? { tags.first { $0.name == name }?.value }
+        func value(_ name: String) -> Any? { metadata.tag(namespace: XMPNamespaces.depthData, name: name)?.value }
         guard let matrix = value("IntrinsicMatrix") else { return nil }
         func numbers(_ name: String, _ raw: Any?, count: Int) throws -> [Float] {
             let items = (raw as? [String]) ?? []

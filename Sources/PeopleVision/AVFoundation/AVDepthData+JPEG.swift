@@ -21,26 +21,20 @@ enum JPEGDepth {
         guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         for image in try images(bytes) {
             for (_, packet) in segments(image, app: 0xE1, prefix: Array("http://ns.adobe.com/xap/1.0/\0".utf8)) {
-                guard let metadata = CGImageMetadataCreateFromXMPData(Data(packet) as CFData) else { continue }
-                let tags = metadata.snapshot.tags
-                func text(_ namespace: String, _ name: String) -> String? {
-                    tags.first { $0.namespace == namespace && $0.name == name }?.value as? String
-                }
-                guard let kind = text(pixelDataInfo, "AuxiliaryImageType")?.lowercased(), kind == "depth" || kind == "disparity",
-                    text(pixelDataInfo, "AuxiliaryImageSubType") == nil
+                guard let metadata = CGImageMetadataCreateFromXMPData(Data(packet) as CFData),
+                    let kind = (metadata.tag(namespace: pixelDataInfo, name: "AuxiliaryImageType")?.value as? String)?.lowercased(),
+                    kind == "depth" || kind == "disparity", metadata.tag(namespace: pixelDataInfo, name: "AuxiliaryImageSubType")?.value as? String == nil
                 else { continue }
-                return try depth(Data(image), kind: kind, metadata: metadata, text: text)
+                return try depth(Data(image), kind: kind, metadata: metadata)
             }
         }
         return nil
     }
 
     /// The depth data of one auxiliary JPEG described by `metadata`.
-    static func depth(
-        _ jpeg: Data, kind: String, metadata: CGImageMetadata, text: (String, String) -> String?
-    ) throws -> AVDepthData {
+    static func depth(_ jpeg: Data, kind: String, metadata: CGImageMetadata) throws -> AVDepthData {
         func number(_ name: String) throws -> Double? {
-            guard let raw = text(pixelDataInfo, name) else { return nil }
+            guard let raw = metadata.tag(namespace: pixelDataInfo, name: name)?.value as? String else { return nil }
             guard let value = Double(raw.trimmingCharacters(in: .whitespaces)), value.isFinite else {
                 throw AVError.decode("apdi:\(name) must be a finite number, not \(raw)")
             }

@@ -72,6 +72,11 @@ public class CGImageMetadata: @unchecked Sendable {
     /// The tag at `path`, or nil.
     func tag(at path: String) -> CGImageMetadataTag? { lock.withLock { tags.first { $0.path == path } } }
 
+    /// The tag `name` of the namespace `namespace` (whatever prefix the metadata gives it), or nil.
+    func tag(namespace: String, name: String) -> CGImageMetadataTag? {
+        lock.withLock { tags.first { $0.namespace == namespace && $0.name == name } }
+    }
+
     /// A snapshot of the namespaces and tags.
     var snapshot: (namespaces: [String: String], tags: [CGImageMetadataTag]) { lock.withLock { (namespaces, tags) } }
 }
