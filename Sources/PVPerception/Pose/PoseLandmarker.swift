@@ -264,6 +264,7 @@ public final class PoseLandmarker: Sendable {
     /// mask whatever the options ask, so that it serves a landmarker that wants the mask as well as one that does not.
     package func landmarks(in image: PixelBuffer, roi: RotatedRect, runs: PoseRuns?) throws -> PersonPose? {
         guard let runs else { return try landmarks(in: image, roi: roi, segmentation: options.segmentation) }
+        let roi = runs.steadied(roi)
         let key = PoseRuns.LandmarkKey(roi: roi, heatmapKernelSize: options.heatmapKernelSize, minPresence: options.minPresence)
         guard var person = try runs.landmarks(key, run: { try landmarks(in: image, roi: roi, segmentation: .roi) }) else {
             return nil

@@ -23,6 +23,8 @@ package final class PoseRuns: Sendable {
         var candidates: [RotatedRect: (detections: [Detection], padding: LetterboxPadding)] = [:]
         /// `.some(nil)`: the run found no person there.
         var landmarks: [LandmarkKey: PersonPose?] = [:]
+        /// ROIs a landmark run close to them takes instead of its own (``steady(toward:)``).
+        var steadyROIs: [RotatedRect] = []
     }
 
     private let state = Locked(State())
@@ -51,6 +53,33 @@ package final class PoseRuns: Sendable {
             state.withLock { $0.candidates[rect] = made }
         }
         return (made.detections.filter { $0.score >= minScore }, made.padding)
+    }
+
+    /// Makes every landmark run whose ROI is within a small margin of one of `rois` run on that ROI instead: a
+    /// sequence's ROIs of the people it follows, made from their smoothed landmarks, so that the crop the landmark
+    /// model sees holds still while the person does even on frames where the detector placed it. A ROI further off
+    /// (the person moved, or someone else) runs as it is. Set before the image's first landmark run.
+    package func steady(toward rois: [RotatedRect]) {
+        state.withLock { $0.steadyROIs = rois }
+    }
+
+    /// The most a ROI's centre may be from a steady ROI's, as a share of that ROI's side, for it to take the steady
+    /// one; its side and angle must be as close (a share of the side, radians).
+    static let steadyMargin = 0.1
+
+    /// `roi`, or the steady ROI (``steady(toward:)``) it is within the margin of (the nearest, when several).
+    func steadied(_ roi: RotatedRect) -> RotatedRect {
+        let steady = state.withLock { $0.steadyROIs }
+        let m = Self.steadyMargin
+        return steady.filter { s in
+            let side = max(s.width, s.height)
+            return side > 0 && (roi.centerX - s.centerX).magnitude <= m * side && (roi.centerY - s.centerY).magnitude <= m * side
+                && (max(roi.width, roi.height) / side - 1).magnitude <= m
+                && ROI.wrapAngle(roi.angle - s.angle).magnitude <= 2 * m
+        }.min { a, b in
+            func d(_ s: RotatedRect) -> Double { (roi.centerX - s.centerX) * (roi.centerX - s.centerX) + (roi.centerY - s.centerY) * (roi.centerY - s.centerY) }
+            return d(a) < d(b)
+        } ?? roi
     }
 
     /// The landmark run for `key`, made by `run` (with the ROI mask) unless already made.

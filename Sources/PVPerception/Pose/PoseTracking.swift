@@ -30,6 +30,14 @@ package struct PoseTracking: Sendable {
     /// Whether the auxiliary landmarks are smoothed before they make the next frame's ROIs.
     package var smoothsROIs = false
 
+    /// Whether the people are followed (``Plan/track(_:)`` between detections); when not, every frame is detected.
+    package var follows = true
+
+    /// The ROIs of the people of the previous frame, from their smoothed auxiliary landmarks, when ``smoothsROIs`` and
+    /// the frame ``plan(for:)`` was last asked about continues the previous one (same size, no scene cut); else none.
+    /// A detected frame's landmark runs take them where the detector's ROIs fall close (``PoseRuns/steady(toward:)``).
+    package private(set) var steadyROIs: [RotatedRect] = []
+
     /// A followed person's auxiliary-landmark filters (x and y of points 33 and 34), by landmark box.
     private struct ROITrack: Sendable {
         var box: BoundingBox
@@ -50,11 +58,13 @@ package struct PoseTracking: Sendable {
         defer { thumbnail = small }
         let sameSize = size.map { $0 == (image.width, image.height) } ?? false
         size = (image.width, image.height)
-        guard sameSize, !people.isEmpty, framesSinceDetection < redetectionInterval, let previous = thumbnail, let small,
-            zip(previous, small).map({ abs($0 - $1) }).reduce(0, +) / Double(small.count) <= Self.sceneCut
-        else { return .detect }
-        let rois = people.map(Self.roi)
-        guard rois.allSatisfy(\.hasSampleableCentreAndSide) else { return .detect }
+        let continues = sameSize && !people.isEmpty && {
+            guard let previous = thumbnail, let small else { return false }
+            return zip(previous, small).map({ abs($0 - $1) }).reduce(0, +) / Double(small.count) <= Self.sceneCut
+        }()
+        let rois = continues ? people.map(Self.roi).filter(\.hasSampleableCentreAndSide) : []
+        steadyROIs = smoothsROIs ? rois : []
+        guard follows, continues, framesSinceDetection < redetectionInterval, rois.count == people.count else { return .detect }
         return .track(rois)
     }
 

@@ -54,13 +54,16 @@ final class HandlerImage: @unchecked Sendable {
     func analysis(of roi: CGRect) throws -> ImageAnalysis {
         if let known = analyses.withLock({ $0.first { $0.roi == roi }?.analysis }) { return known }
         let made = ImageAnalysis(image: try region(roi))
-        return analyses.withLock { list in
+        let analysis = analyses.withLock { list in
             if let raced = list.first(where: { $0.roi == roi }) { return raced.analysis }
             list.append((roi, made))
             // A handler used for many regions keeps the last few.
             if list.count > 4 { list.removeFirst(list.count - 4) }
             return made
         }
+        // A frame of a sequence starts from the previous frame's people before any model runs on it.
+        if roi == Self.wholeImage { sequence?.state.begin(analysis) }
+        return analysis
     }
 
     /// The body pipeline's people for a request's region of interest, in the region's pixels, with the region's

@@ -15,7 +15,8 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
         var skeletonHeight = OneEuroFilter.poseWorldLandmarks
     }
 
-    /// The people followed from frame to frame, when the sequence tracks, and the frame the plan was made for.
+    /// The people of the previous frame (followed into the next when the sequence tracks; their smoothed ROIs steady
+    /// the next frame's landmark runs when it smooths), and the frame the plan was made for.
     private struct Tracker {
         var tracking = PoseTracking()
         /// The whole-image analysis of the frame ``plan`` is for (one plan per frame, however many requests ask).
@@ -26,57 +27,61 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
     }
 
     private let state = Locked<(frames: Int64, entries: [ObjectIdentifier: Entry])>((0, [:]))
-    /// nil: every frame is detected.
-    private let tracker = Locked<Tracker?>(nil)
-    private let smoothing = Locked(true)
+    private let tracker: Locked<Tracker> = {
+        var t = Tracker()
+        t.tracking.follows = false
+        t.tracking.smoothsROIs = true
+        return Locked(t)
+    }()
 
     /// Whether landmarks are smoothed over the frames (when not, the `smoothed` functions return what they are given).
     var smoothsLandmarks: Bool {
-        get { smoothing.withLock { $0 } }
-        set { smoothing.withLock { $0 = newValue } }
+        get { tracker.withLock { $0.tracking.smoothsROIs } }
+        set { tracker.withLock { $0.tracking.smoothsROIs = newValue } }
     }
 
     /// Whether the body pipeline and the accurate person mask follow the previous frame's people instead of running
     /// the pose detector on every frame.
     var tracksPeople: Bool {
-        get { tracker.withLock { $0 != nil } }
-        set { tracker.withLock { $0 = newValue ? ($0 ?? Tracker()) : nil } }
+        get { tracker.withLock { $0.tracking.follows } }
+        set { tracker.withLock { $0.tracking.follows = newValue } }
     }
 
-    /// The frame's plan (made on the first call for the frame `analysis` is the whole-image analysis of), nil when
-    /// the sequence does not track.
-    private func plan(for analysis: ImageAnalysis) -> PoseTracking.Plan? {
+    /// Starts the frame `analysis` is the whole-image analysis of: makes its plan, once, and gives its pose runs the
+    /// previous frame's smoothed ROIs (``PoseRuns/steady(toward:)``). Called when the analysis is made, before any
+    /// model runs on it. Nil when the sequence neither tracks nor smooths.
+    @discardableResult
+    func begin(_ analysis: ImageAnalysis) -> PoseTracking.Plan? {
         tracker.withLock { t in
-            guard t != nil else { return nil }
-            if t!.frame !== analysis {
-                t!.frame = analysis
-                t!.plan = t!.tracking.plan(for: analysis.image)
-                t!.recorded = false
+            guard t.tracking.follows || t.tracking.smoothsROIs else { return nil }
+            if t.frame !== analysis {
+                t.frame = analysis
+                t.plan = t.tracking.plan(for: analysis.image)
+                t.recorded = false
+                analysis.poseRuns.steady(toward: t.tracking.steadyROIs)
             }
-            return t!.plan
+            return t.plan
         }
     }
 
     /// Records the people of the frame `analysis` analyses, once per frame (the first request to find them decides).
     private func record(_ people: [PersonPose], detected: Bool, for analysis: ImageAnalysis, timestamp: Int64) {
-        let smooths = smoothsLandmarks
         tracker.withLock { t in
-            guard t != nil, t!.frame === analysis, !t!.recorded else { return }
-            t!.recorded = true
-            t!.tracking.smoothsROIs = smooths
-            t!.tracking.record(people, detected: detected, timestamp: timestamp)
+            guard t.frame === analysis, !t.recorded else { return }
+            t.recorded = true
+            t.tracking.record(people, detected: detected, timestamp: timestamp)
         }
     }
 
     /// The body pipeline's people of a frame's whole-image analysis: followed from the previous frame when tracking
-    /// (``PoseTracking``), else detected.
-    func people(of analysis: ImageAnalysis, timestamp: Int64) throws -> [PersonPose] {
-        guard let plan = plan(for: analysis) else { return try analysis.people() }
+    /// (``PoseTracking``), else detected (`multiScale`: ``ImageAnalysis/people(multiScale:)``).
+    func people(of analysis: ImageAnalysis, timestamp: Int64, multiScale: Bool = true) throws -> [PersonPose] {
+        guard let plan = begin(analysis) else { return try analysis.people(multiScale: multiScale) }
         if case .track(let rois) = plan, let followed = try analysis.trackedPeople(rois: rois) {
             record(followed, detected: false, for: analysis, timestamp: timestamp)
             return followed
         }
-        let detected = try analysis.people()
+        let detected = try analysis.people(multiScale: multiScale)
         record(detected, detected: true, for: analysis, timestamp: timestamp)
         return detected
     }
@@ -84,7 +89,7 @@ final class SequenceState: @unchecked Sendable {  // mutable state guarded by `s
     /// The accurate person mask's fusion of a frame's whole-image analysis: its pose pass follows the previous frame's
     /// people when tracking (``PersonSegmenter/fuse(_:runs:following:)``), else detects them.
     func accurateFusion(of analysis: ImageAnalysis, timestamp: Int64) throws -> PersonSegmenter.Fusion {
-        guard let plan = plan(for: analysis) else { return try analysis.accurateFusion() }
+        guard let plan = begin(analysis) else { return try analysis.accurateFusion() }
         guard case .track(let rois) = plan else {
             let fusion = try analysis.accurateFusion()
             record(fusion.people, detected: true, for: analysis, timestamp: timestamp)

@@ -87,10 +87,11 @@ public final class VNDetectHumanBodyPose3DRequest: VNStatefulRequest, @unchecked
         intrinsics.cx -= Double(origin.x)
         intrinsics.cy -= Double(origin.y)
         // A sequence that tracks follows its people into this frame (the detectors skipped); else the whole-image
-        // pass (the closest person is large: no tile search).
+        // pass (the closest person is large: no tile search), steadied in a sequence by the previous frame's people.
         var people: [PersonPose]
-        if let sequence = image.sequence, sequence.state.tracksPeople, regionOfInterest == HandlerImage.wholeImage {
-            people = try sequence.state.people(of: analysis, timestamp: sequence.timestamp)
+        if let sequence = image.sequence, regionOfInterest == HandlerImage.wholeImage {
+            people = try sequence.state.people(
+                of: analysis, timestamp: sequence.timestamp, multiScale: sequence.state.tracksPeople)
         } else {
             people = try analysis.people(multiScale: false)
         }
