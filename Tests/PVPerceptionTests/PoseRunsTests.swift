@@ -44,4 +44,23 @@ struct PoseRunsTests {
         #expect(second.landmarks.map(\.position) == ownMasked.landmarks.map(\.position))
         #expect(second.segmentation?.roiMask == ownMasked.segmentation?.roiMask)
     }
+
+    @Test("A ROI close to a steady ROI runs on it; one further off, turned or resized runs as it is")
+    func steadyROIsTakeOnlyCloseRuns() {
+        let runs = PoseRuns(clusterScore: 0.3)
+        let steady = RotatedRect(centerX: 200, centerY: 150, width: 240, height: 240, angle: 0.05)
+        let other = RotatedRect(centerX: 520, centerY: 150, width: 120, height: 120)
+        let close = RotatedRect(centerX: 212, centerY: 141, width: 250, height: 250, angle: 0.1)
+        #expect(runs.steadied(close) == close, "nothing is steadied before steady(toward:)")
+        runs.steady(toward: [other, steady])
+        #expect(runs.steadied(close) == steady)
+        #expect(runs.steadied(RotatedRect(centerX: 516, centerY: 158, width: 112, height: 112)) == other)
+        let moved = RotatedRect(centerX: 230, centerY: 150, width: 240, height: 240, angle: 0.05)
+        let grown = RotatedRect(centerX: 200, centerY: 150, width: 270, height: 270, angle: 0.05)
+        let turned = RotatedRect(centerX: 200, centerY: 150, width: 240, height: 240, angle: 0.3)
+        for roi in [moved, grown, turned] { #expect(runs.steadied(roi) == roi, "\(roi)") }
+        // Angles are compared around the circle.
+        let wrapped = RotatedRect(centerX: 200, centerY: 150, width: 240, height: 240, angle: 0.05 - 2 * .pi)
+        #expect(runs.steadied(wrapped) == steady)
+    }
 }
