@@ -17,14 +17,15 @@ package struct TimelineBench: ParsableCommand {
             """)
 
     enum Kind: String, ExpressibleByArgument, CaseIterable {
-        case faces, faceRectangles = "face-rectangles", quality, bodies, bodies3d, humans, hands, segmentation, instances
+        case faces, faceRectangles = "face-rectangles", quality, bodies, bodies3d, humans, hands, segmentation, instances, mattes
     }
 
     @Argument(help: "The image.") var image: String
     @Option(
         help: """
             The requests, comma-separated: faces (landmarks), face-rectangles, quality (face capture quality), bodies \
-            (body pose), bodies3d, humans (human rectangles), hands (hand pose), segmentation (accurate), instances.
+            (body pose), bodies3d, humans (human rectangles), hands (hand pose), segmentation (accurate), instances, \
+            mattes (every matte).
             """)
     var request = "faces"
     @Option(help: "Unrecorded calls before the recorded one.") var warmup = 3
@@ -72,6 +73,7 @@ package struct TimelineBench: ParsableCommand {
         case .humans: return VNDetectHumanRectanglesRequest()
         case .hands: return VNDetectHumanHandPoseRequest()
         case .instances: return VNGeneratePersonInstanceMaskRequest()
+        case .mattes: return PVGenerateMattesRequest()
         case .segmentation:
             let request = VNGeneratePersonSegmentationRequest()
             request.qualityLevel = .accurate

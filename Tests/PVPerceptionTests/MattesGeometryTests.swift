@@ -36,6 +36,30 @@ import Testing
         #expect(all.allSatisfy { $0 == 1 })
     }
 
+    @Test("the head area's row runs hold exactly the pixels the point test takes, turned faces and edges too")
+    func headSpans() throws {
+        let mesh = FaceMesh(
+            landmarks: (0..<478).map { i in Landmark(x: 50 + Double(i % 23), y: 40 + Double(i / 23)) },
+            roi: RotatedRect(centerX: 60, centerY: 50, width: 40, height: 40), presence: 1, detection: nil)
+        var face = try #require(FaceRegions(mesh: mesh))
+        var rng = SystemRandomNumberGenerator()
+        for trial in 0..<40 {
+            // Faces of every size and roll, some reaching past the image's edges.
+            let centre = SIMD2(Double.random(in: -20...140, using: &rng), Double.random(in: -20...110, using: &rng))
+            let angle = Double.random(in: -Double.pi...Double.pi, using: &rng), height = Double.random(in: 8...70, using: &rng)
+            let up = SIMD2(sin(angle), -cos(angle))
+            face.chin = centre - up * (height / 2)
+            face.forehead = centre + up * (height / 2)
+            face.width = height * Double.random(in: 0.5...1.2, using: &rng)
+            var fromSpans = Set<Int>(), fromPoints = Set<Int>()
+            face.forEachHeadPixel(width: 120, height: 90) { fromSpans.insert($0) }
+            for y in 0..<90 {
+                for x in 0..<120 where face.inHeadArea(SIMD2(Double(x) + 0.5, Double(y) + 0.5)) { fromPoints.insert(y * 120 + x) }
+            }
+            #expect(fromSpans == fromPoints, "trial \(trial): \(fromSpans.symmetricDifference(fromPoints).count) pixels differ")
+        }
+    }
+
     /// The mattes are refined only inside the box their pixels reach: that gives what filtering the whole image
     /// gives (to a level of rounding), zero far from the matte, for a matte at the image's edge and for none at all.
     @Test("refining a matte inside its box equals refining the whole image")
@@ -86,6 +110,27 @@ import Testing
             }
             #expect(worst <= 3, "half size, box \(x0),\(y0): worst \(worst)")
         }
+        // Scattered patches, some close enough to share a box and some far apart, each box refined on its own.
+        var scattered = [UInt8](repeating: 0, count: 320 * 240)
+        for (k, (x0, y0)) in [(10, 10), (16, 14), (200, 30), (205, 120), (90, 200), (300, 220), (150, 100), (156, 108)].enumerated() {
+            for y in y0..<min(240, y0 + 3 + k) { for x in x0..<min(320, x0 + 4 + k) { scattered[y * 320 + x] = UInt8(120 + 15 * k) } }
+        }
+        let regions = Work.regions(of: scattered, width: 320, height: 240, margin: 4, cell: 1)
+        #expect(regions.count > 1 && regions.count < 8, "\(regions.count) boxes")
+        for (i, a) in regions.enumerated() {
+            for b in regions[(i + 1)...] { #expect(!(a.columns.overlaps(b.columns) && a.rows.overlaps(b.rows)), "\(a) meets \(b)") }
+        }
+        let boxed = try half.refined(scattered, by: filter, guide: photo)
+        let whole = try filter.filter(try half.buffer(scattered), guide: photo).converted(to: .oneComponent8)
+        var worst = 0
+        boxed.withUnsafeBytes { a in
+            whole.withUnsafeBytes { b in
+                for y in 0..<480 {
+                    for x in 0..<640 { worst = max(worst, abs(Int(a[y * boxed.bytesPerRow() + x]) - Int(b[y * whole.bytesPerRow() + x]))) }
+                }
+            }
+        }
+        #expect(worst <= 3, "scattered patches: worst \(worst)")
         let none = try work.refined([UInt8](repeating: 0, count: 640 * 480), by: GuidedFilter(radius: 5, epsilon: 0.004), guide: photo)
         #expect(none.width == 640 && none.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
     }

@@ -57,7 +57,7 @@ struct GeneratedMattesTests {
         let decoded = try ImageDecoder.decode(data: Data(contentsOf: url), options: ImageDecoder.Options(applyOrientation: true))
         let W = decoded.pixels.width, H = decoded.pixels.height
         // The faces, found on their own analysis of the same pixels.
-        let faces = try PVGenerateMattesRequest.faceRegions(ImageAnalysis(image: decoded.pixels))
+        let faces = try ImageAnalysis(image: decoded.pixels).faces.refinedMeshes().compactMap(FaceRegions.init)
         #expect(!faces.isEmpty, "\(name): no face found")
 
         let request = PVGenerateMattesRequest()

@@ -21,6 +21,26 @@ package struct GuideStatistics: Sendable {
     let inverse: [FloatPlane]
 }
 
+extension GuideStatistics {
+    /// The guide shrunk to the statistics' grid (each cell the mean of its block of the guide), as RGBA 8-bit: what
+    /// an area resize to `⌈width/factor⌉ × ⌈height/factor⌉` gives when the factor divides the guide's sides.
+    package func shrunkGuide() throws -> PixelBuffer {
+        var out = try PixelBuffer(width: width, height: height, format: .rgba32)
+        let row = out.bytesPerRow(), w = width
+        out.withUnsafeMutableBytes { bytes in
+            for (c, plane) in channels.prefix(3).enumerated() {
+                plane.data.withUnsafeBufferPointer { v in
+                    for y in 0..<height {
+                        for x in 0..<w { bytes[y * row + 4 * x + c] = UInt8(max(0, min(255, (v[y * w + x] * 255).rounded()))) }
+                    }
+                }
+            }
+            for y in 0..<height { for x in 0..<w { bytes[y * row + 4 * x + 3] = 255 } }
+        }
+        return out
+    }
+}
+
 extension GuidedFilter {
     /// The guide's statistics for ``refineMask(_:statistics:guide:band:)`` (grid: each side divided by `factor`,
     /// rounded up; `radius` in grid pixels), or nil when the guide is not 8-bit RGB-like or the grid would be

@@ -215,6 +215,18 @@ package final class FaceAnalysis: Sendable {
         return refined
     }
 
+    /// Every face's mesh with refined lips and irises: the faces of ``faces(withMeshes:smallFaces:landmarksToFollow:)``
+    /// (whole-image search), their meshes as face landmarks find them (``mesh(of:irises:)``); faces the mesh model
+    /// rejects are left out.
+    package func refinedMeshes() throws -> [FaceMesh] {
+        try faces(withMeshes: true, landmarksToFollow: true).compactMap { finding in
+            let record = FaceRecord(
+                detection: finding.detection, mesh: finding.mesh, width: image.width, height: image.height,
+                shortRange: finding.shortRange)
+            return try mesh(of: record, irises: true) ?? nil
+        }
+    }
+
     /// The mesh (with irises when `irises`) of a face this analysis or an earlier one on an image of the same size
     /// recorded: its mesh as is (no irises); with irises, the attention mesh on the short-range detector's crop of the
     /// face when that detector found it, else on the ROI the first mesh defines; or, without a mesh, run from its

@@ -94,6 +94,26 @@ package final class ImageAnalysis: Sendable {
         return made
     }
 
+    /// `body`'s result, with the faces' refined meshes (``FaceAnalysis/refinedMeshes()``) found beside it when
+    /// `withFaces` (on the other core: the person mask's pose models leave one idle for most of their run), else none.
+    package func withRefinedFaceMeshes<T: Sendable>(_ withFaces: Bool, beside body: @escaping @Sendable () throws -> T)
+        throws -> (result: T, meshes: [FaceMesh])
+    {
+        guard withFaces else { return (try body(), []) }
+        let result = Locked<T?>(nil), meshes = Locked<[FaceMesh]>([])
+        _ = try concurrently([
+            { @Sendable in
+                let made = try body()
+                result.withLock { $0 = made }
+            },
+            { @Sendable [faces] in
+                let found = try faces.refinedMeshes()
+                meshes.withLock { $0 = found }
+            },
+        ])
+        return (result.withLock { $0! }, meshes.withLock { $0 })
+    }
+
     /// The hands of the image, at most `maxHands`: palms, then, where they find too few, around the body pipeline's
     /// wrists (whole-image pass).
     package func hands(maxHands: Int) throws -> [HandPose] {

@@ -86,9 +86,40 @@ package struct FaceRegions: Sendable {
     /// Calls `body` with the index (`y·width + x`) of every pixel of a `width × height` image whose centre lies in
     /// the head area (``inHeadArea(_:)``).
     package func forEachHeadPixel(width W: Int, height H: Int, _ body: (Int) -> Void) {
+        forEachHeadSpan(width: W, height: H) { y, x0, x1 in for x in x0..<x1 { body(y * W + x) } }
+    }
+
+    /// Calls `body(y, x0, x1)` for every row of a `width × height` image with pixels whose centres lie in the head
+    /// area: those of `x0..<x1` (the area is convex, so one run per row). Solved per row, not tested per pixel.
+    package func forEachHeadSpan(width W: Int, height H: Int, _ body: (Int, Int, Int) -> Void) {
         guard let box = headBox(width: W, height: H) else { return }
+        let e = headEllipse, r = e.right, u = e.up
+        let iA2 = 1 / (e.across * e.across), iB2 = 1 / (e.along * e.along)
+        // Along a row, with t the pixel centre's x: a·A = r.x·t + ka and b·B = u.x·t + kb; a² + b² ≤ 1 is a quadratic.
+        let alpha = r.x * r.x * iA2 + u.x * u.x * iB2
+        guard alpha > 0 else { return }
         for y in box.y0..<box.y1 {
-            for x in box.x0..<box.x1 where inHeadArea(SIMD2(Double(x) + 0.5, Double(y) + 0.5)) { body(y * W + x) }
+            let cy = Double(y) + 0.5
+            let ka = -e.centre.x * r.x + (cy - e.centre.y) * r.y, kb = -e.centre.x * u.x + (cy - e.centre.y) * u.y
+            let beta = 2 * (r.x * ka * iA2 + u.x * kb * iB2), gamma = ka * ka * iA2 + kb * kb * iB2 - 1
+            let disc = beta * beta - 4 * alpha * gamma
+            guard disc >= 0 else { continue }
+            var lo = (-beta - disc.squareRoot()) / (2 * alpha), hi = (-beta + disc.squareRoot()) / (2 * alpha)
+            // Above the chin line: u.x·t + (cy − chin.y)·u.y − chin.x·u.x > 0.
+            let above = (cy - chin.y) * u.y - chin.x * u.x
+            var strictlyAbove = -Double.infinity
+            if u.x > 0 {
+                strictlyAbove = -above / u.x
+            } else if u.x < 0 {
+                hi = min(hi, -above / u.x).nextDown
+            } else if above <= 0 {
+                continue
+            }
+            lo = max(lo, strictlyAbove.nextUp)
+            // Centres x + 0.5 in [lo, hi].
+            let x0 = max(box.x0, Int(max(-1, min(Double(W), (lo - 0.5).rounded(.up)))))
+            let x1 = min(box.x1, Int(max(-1, min(Double(W), (hi - 0.5).rounded(.down)))) + 1)
+            if x0 < x1 { body(y, x0, x1) }
         }
     }
 
@@ -111,8 +142,12 @@ package struct FaceRegions: Sendable {
 
     /// Whether `p` lies where the hair matte may be: inside ``headEllipse`` and above the chin line (the line through
     /// the chin across the face).
-    package func inHeadArea(_ p: SIMD2<Double>) -> Bool {
-        let e = headEllipse
+    package func inHeadArea(_ p: SIMD2<Double>) -> Bool { Self.inHeadArea(p, headEllipse, chin: chin) }
+
+    private static func inHeadArea(
+        _ p: SIMD2<Double>, _ e: (centre: SIMD2<Double>, right: SIMD2<Double>, up: SIMD2<Double>, across: Double, along: Double),
+        chin: SIMD2<Double>
+    ) -> Bool {
         guard ((p - chin) * e.up).sum() > 0 else { return false }
         let d = p - e.centre
         let a = (d * e.right).sum() / e.across, b = (d * e.up).sum() / e.along

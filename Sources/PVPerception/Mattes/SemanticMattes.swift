@@ -41,14 +41,17 @@ package struct SemanticMattes: Sendable {
     ///   - faces: The faces' regions, in the image's pixels.
     /// - Throws: ``PerceptionError`` `.invalidArgument` when the mask's size or format differs; imaging errors of the
     ///   conversion or refinement.
-    package static func make(image: PixelBuffer, personMask: PixelBuffer, faces: [FaceRegions], refine: Bool = true)
-        throws -> SemanticMattes
-    {
+    ///   - shrunkImage: The image already shrunk by area to the grid the mattes are measured on, when the caller has
+    ///     it (the accurate person mask's refinement shrinks it to the same grid); one of another size is not used.
+    package static func make(
+        image: PixelBuffer, personMask: PixelBuffer, faces: [FaceRegions], refine: Bool = true, shrunkImage: PixelBuffer? = nil
+    ) throws -> SemanticMattes {
         let W = image.width, H = image.height
         guard personMask.width == W, personMask.height == H, personMask.format == .oneComponent8 else {
             throw PerceptionError(.invalidArgument, "the person mask must be OneComponent8 at the image's size \(W)×\(H)")
         }
-        let rgba = try image.format == .rgba32 ? image : image.converted(to: .rgba32)
+        // The 8-bit RGB-like layouts are read as they are (``Work`` knows where their channels lie); others converted.
+        let rgba = try Work.channelOffsets(image.format) != nil ? image : image.converted(to: .rgba32)
         guard refine, !faces.isEmpty else {
             var work = Work(image: rgba, mask: personMask)
             for face in faces { work.add(face) }
@@ -67,23 +70,27 @@ package struct SemanticMattes: Sendable {
         // the filter, and teeth and glasses are drawn at it from the regions the small image decided.
         let s = filter.subsampling, lw = (W + s - 1) / s, lh = (H + s - 1) / s
         let fx = Double(lw) / Double(W), fy = Double(lh) / Double(H)
-        let small = s == 1 ? rgba : try rgba.resized(width: lw, height: lh, method: .area)
+        let given = shrunkImage.flatMap { $0.width == lw && $0.height == lh && $0.format == .rgba32 ? $0 : nil }
+        let small = s == 1 ? rgba : try given ?? rgba.resized(width: lw, height: lh, method: .area)
         let smallMask = s == 1 ? personMask : try personMask.resized(width: lw, height: lh, method: .area)
         let scaled = faces.map { $0.scaled(x: fx, y: fy) }
         var work = Work(image: small, mask: smallMask)
         for face in scaled { work.add(face) }
         work.addBodySkin()
-        var skin = try work.refined(work.skin, by: filter, guide: rgba)
-        var hair = try work.refined(work.hair, by: filter, guide: rgba)
+        var (skin, skinBoxes) = try work.refinedInBoxes(work.skin, by: filter, guide: rgba)
+        var (hair, hairBoxes) = try work.refinedInBoxes(work.hair, by: filter, guide: rgba)
         // The filter may spread a matte past the person; the mask bounds both (skin stands in the face ovals without
-        // it, hair only in the head areas).
-        var ovals = [Bool](repeating: false, count: W * H), heads = ovals
-        for face in faces {
-            PolygonFill.spans(face.oval, width: W, height: H) { y, x0, x1 in for x in x0..<x1 { ovals[y * W + x] = true } }
-            face.forEachHeadPixel(width: W, height: H) { heads[$0] = true }
+        // it, hair only in the head areas). Outside its boxes a matte is zero.
+        for box in skinBoxes {
+            var ovals = [UInt8](repeating: 0, count: box.area)
+            for face in faces { PolygonFill.spans(face.oval, width: W, height: H) { box.mark(&ovals, row: $0, from: $1, to: $2) } }
+            try bound(&skin, by: personMask, within: box, keeping: ovals)
         }
-        try bound(&skin, by: personMask, keeping: ovals)
-        try bound(&hair, by: personMask, to: heads)
+        for box in hairBoxes {
+            var heads = [UInt8](repeating: 0, count: box.area)
+            for face in faces { face.forEachHeadSpan(width: W, height: H) { box.mark(&heads, row: $0, from: $1, to: $2) } }
+            try bound(&hair, by: personMask, within: box, to: heads)
+        }
         var teeth = try PixelBuffer(width: W, height: H, format: .oneComponent8)
         var glasses = teeth
         let teethRow = teeth.bytesPerRow(), glassesRow = glasses.bytesPerRow()
@@ -107,24 +114,49 @@ package struct SemanticMattes: Sendable {
         return SemanticMattes(skin: skin, hair: hair, teeth: teeth, glasses: glasses)
     }
 
-    /// Bounds `matte` by `person` (the smaller of the two values) except where `kept`, and clears it outside `area`,
-    /// when given; all three at the matte's size.
-    static func bound(_ matte: inout PixelBuffer, by person: PixelBuffer, to area: [Bool]? = nil, keeping kept: [Bool]? = nil) throws {
+    /// A rectangle of pixels.
+    struct Box: Equatable {
+        var x: Int, y: Int, width: Int, height: Int
+        var rows: Range<Int> { y..<(y + height) }
+        var area: Int { width * height }
+
+        /// The smallest box holding both.
+        static func union(_ a: Box, _ b: Box) -> Box {
+            let x0 = min(a.x, b.x), y0 = min(a.y, b.y)
+            return Box(x: x0, y: y0, width: max(a.x + a.width, b.x + b.width) - x0, height: max(a.y + a.height, b.y + b.height) - y0)
+        }
+
+        /// Whether the two share a pixel.
+        func meets(_ b: Box) -> Bool { x < b.x + b.width && b.x < x + width && y < b.y + b.height && b.y < y + height }
+
+        /// Sets to 255 the pixels `x0..<x1` of image row `y` that lie in this box, in `mask` (the box's pixels, row
+        /// by row).
+        func mark(_ mask: inout [UInt8], row y: Int, from x0: Int, to x1: Int) {
+            guard rows.contains(y) else { return }
+            let from = max(x0, x), to = min(x1, x + width)
+            if from < to { for c in from..<to { mask[(y - self.y) * width + c - x] = 255 } }
+        }
+        var columns: Range<Int> { x..<(x + width) }
+    }
+
+    /// Bounds `matte` by `person` (the smaller of the two values) within `box` except where `kept` is 255, and clears
+    /// it where `area` is 0, when given (both over the box, row by row, 0 or 255); the matte and the mask are of the
+    /// same size, and the matte is left as it is outside the box.
+    static func bound(
+        _ matte: inout PixelBuffer, by person: PixelBuffer, within box: Box, to area: [UInt8]? = nil, keeping kept: [UInt8]? = nil
+    ) throws {
         if matte.format != .oneComponent8 { matte = try matte.converted(to: .oneComponent8) }
-        let W = matte.width, H = matte.height, row = matte.bytesPerRow(), personRow = person.bytesPerRow()
-        let none: [Bool] = []
+        let row = matte.bytesPerRow(), personRow = person.bytesPerRow(), n = box.width * box.height
+        let kept = kept ?? [UInt8](repeating: 0, count: n), area = area ?? [UInt8](repeating: 255, count: n)
         person.withUnsafeBytes { mask in
             matte.withUnsafeMutableBytes { bytes in
-                (kept ?? none).withUnsafeBufferPointer { kept in
-                    (area ?? none).withUnsafeBufferPointer { area in
-                        for y in 0..<H {
-                            let line = (bytes.baseAddress! + y * row).assumingMemoryBound(to: UInt8.self)
-                            let limits = (mask.baseAddress! + y * personRow).assumingMemoryBound(to: UInt8.self)
-                            for x in 0..<W {
-                                let i = y &* W &+ x
-                                let limit = !kept.isEmpty && kept[i] ? 255 : limits[x]
-                                line[x] = area.isEmpty || area[i] ? min(line[x], limit) : 0
-                            }
+                kept.withUnsafeBufferPointer { kept in
+                    area.withUnsafeBufferPointer { area in
+                        for y in 0..<box.height {
+                            let line = (bytes.baseAddress! + (box.y + y) * row + box.x).assumingMemoryBound(to: UInt8.self)
+                            let limits = (mask.baseAddress! + (box.y + y) * personRow + box.x).assumingMemoryBound(to: UInt8.self)
+                            let k = kept.baseAddress! + y * box.width, a = area.baseAddress! + y * box.width
+                            for x in 0..<box.width { line[x] = min(line[x], limits[x] | k[x]) & a[x] }
                         }
                     }
                 }
@@ -136,7 +168,7 @@ package struct SemanticMattes: Sendable {
 /// The per-pixel state of one ``SemanticMattes/make(image:personMask:faces:refine:)`` call.
 struct Work {
     let width: Int, height: Int
-    /// The image (RGBA).
+    /// The image (RGBA, BGRA, ARGB or RGB, 8-bit).
     let image: PixelBuffer
     /// RGB, three bytes a pixel, rows tight.
     var rgb: [UInt8]
@@ -152,12 +184,16 @@ struct Work {
         let count = width * height
         var rgb = [UInt8](repeating: 0, count: count * 3), person = [UInt8](repeating: 0, count: count)
         let W = width, H = height
+        let (bpp, r, g, b) = Self.channelOffsets(image.format) ?? (4, 0, 1, 2)
         image.withUnsafeBytes { bytes in
             let row = image.bytesPerRow()
             for y in 0..<H {
                 let line = bytes.baseAddress! + y * row
                 for x in 0..<W {
-                    for c in 0..<3 { rgb[(y * W + x) * 3 + c] = line.load(fromByteOffset: x * 4 + c, as: UInt8.self) }
+                    let i = (y * W + x) * 3
+                    rgb[i] = line.load(fromByteOffset: x * bpp + r, as: UInt8.self)
+                    rgb[i + 1] = line.load(fromByteOffset: x * bpp + g, as: UInt8.self)
+                    rgb[i + 2] = line.load(fromByteOffset: x * bpp + b, as: UInt8.self)
                 }
             }
         }
@@ -176,6 +212,17 @@ struct Work {
         teeth = skin
         glasses = skin
         holes = [Bool](repeating: false, count: count)
+    }
+
+    /// Bytes per pixel and the offsets of R, G and B in the 8-bit RGB-like formats the work reads directly.
+    static func channelOffsets(_ format: PixelFormat) -> (bytes: Int, r: Int, g: Int, b: Int)? {
+        switch format {
+        case .rgba32: (4, 0, 1, 2)
+        case .bgra32: (4, 2, 1, 0)
+        case .argb32: (4, 1, 2, 3)
+        case .rgb24: (3, 0, 1, 2)
+        default: nil
+        }
     }
 
     func colour(_ i: Int) -> SIMD3<Double> { ColourModel.ycbcr(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]) }
@@ -299,61 +346,132 @@ struct Work {
     /// pixels grown by the filter's reach (twice its radius) is filtered: outside it every window of the filter holds
     /// no matte, so its output there is zero.
     func refined(_ values: [UInt8], by filter: GuidedFilter, guide image: PixelBuffer) throws -> PixelBuffer {
+        try refinedInBoxes(values, by: filter, guide: image).matte
+    }
+
+    /// ``refined(_:by:guide:)``, with the boxes (in the photo's pixels, disjoint) outside which the matte is zero;
+    /// none when it is zero everywhere. Each region of the matte (``regions(of:margin:cell:)``) is filtered on its own:
+    /// a matte of scattered patches is filtered over their boxes, not over the whole span between them.
+    func refinedInBoxes(_ values: [UInt8], by filter: GuidedFilter, guide image: PixelBuffer) throws
+        -> (matte: PixelBuffer, boxes: [SemanticMattes.Box])
+    {
         let W = width, H = height, fullW = image.width, fullH = image.height
         // Full-resolution pixels per work pixel: 1, or the filter's subsampling when the work is at its size.
         let s = fullW == W && fullH == H ? 1 : max(1, filter.subsampling)
         guard (fullW + s - 1) / s == W, (fullH + s - 1) / s == H else {
             throw PerceptionError(.invalidArgument, "a \(W)×\(H) matte is not 1/\(s) of the \(fullW)×\(fullH) photo")
         }
-        var x0 = W, x1 = 0, y0 = H, y1 = 0
-        values.withUnsafeBufferPointer { v in
-            for y in 0..<H {
-                let row = UnsafeBufferPointer(rebasing: v[(y * W)..<(y * W + W)])
-                guard let first = row.firstIndex(where: { $0 != 0 }) else { continue }
-                let last = row.lastIndex(where: { $0 != 0 })!
-                x0 = min(x0, first)
-                x1 = max(x1, last + 1)
-                if y0 == H { y0 = y }
-                y1 = y + 1
-            }
-        }
-        if x0 >= x1 { return try PixelBuffer(width: fullW, height: fullH, format: .oneComponent8) }
-        // The reach in work pixels; at full resolution the crop is aligned to the filter's cells.
+        // The reach in work pixels; at full resolution the crops are aligned to the filter's cells.
         let cell = max(1, filter.subsampling) / s
         let margin = (2 * max(1, Int((Double(filter.radius) / Double(max(1, filter.subsampling))).rounded())) + 2) * cell
-        x0 = max(0, x0 - margin) / cell * cell
-        y0 = max(0, y0 - margin) / cell * cell
-        x1 = min(W, x1 + margin)
-        y1 = min(H, y1 + margin)
-        let w = x1 - x0, h = y1 - y0
-        var part = try PixelBuffer(width: w, height: h, format: .oneComponent8)
-        let partRow = part.bytesPerRow()
-        part.withUnsafeMutableBytes { bytes in
-            values.withUnsafeBytes { source in
-                for y in 0..<h {
-                    (bytes.baseAddress! + y * partRow).copyMemory(from: source.baseAddress! + (y0 + y) * W + x0, byteCount: w)
+        let regions = Self.regions(of: values, width: W, height: H, margin: margin, cell: cell)
+        var out: PixelBuffer?
+        var boxes: [SemanticMattes.Box] = []
+        for region in regions {
+            let (x0, y0, w, h) = (region.x, region.y, region.width, region.height)
+            var part = try PixelBuffer(width: w, height: h, format: .oneComponent8)
+            let partRow = part.bytesPerRow()
+            part.withUnsafeMutableBytes { bytes in
+                values.withUnsafeBytes { source in
+                    for y in 0..<h {
+                        (bytes.baseAddress! + y * partRow).copyMemory(from: source.baseAddress! + (y0 + y) * W + x0, byteCount: w)
+                    }
+                }
+            }
+            let fx0 = x0 * s, fy0 = y0 * s, fw = min(fullW, (x0 + w) * s) - fx0, fh = min(fullH, (y0 + h) * s) - fy0
+            let whole = fx0 == 0 && fy0 == 0 && fw == fullW && fh == fullH
+            // The work's own image is the guide shrunk to the filter's grid when the work is at that size.
+            let shrunk = s == 1 ? nil : whole ? self.image : try self.image.cropped(x: x0, y: y0, width: w, height: h)
+            var refined = try filter.filter(
+                part, guide: whole ? image : try image.cropped(x: fx0, y: fy0, width: fw, height: fh), shrunkGuide: shrunk)
+            if refined.format != .oneComponent8 { refined = try refined.converted(to: .oneComponent8) }
+            let box = SemanticMattes.Box(x: fx0, y: fy0, width: fw, height: fh)
+            if whole { return (refined, [box]) }
+            boxes.append(box)
+            if out == nil { out = try PixelBuffer(width: fullW, height: fullH, format: .oneComponent8) }
+            let outRow = out!.bytesPerRow(), refinedRow = refined.bytesPerRow()
+            out!.withUnsafeMutableBytes { bytes in
+                refined.withUnsafeBytes { source in
+                    for y in 0..<fh {
+                        (bytes.baseAddress! + (fy0 + y) * outRow + fx0).copyMemory(from: source.baseAddress! + y * refinedRow, byteCount: fw)
+                    }
                 }
             }
         }
-        let fx0 = x0 * s, fy0 = y0 * s, fw = min(fullW, x1 * s) - fx0, fh = min(fullH, y1 * s) - fy0
-        let whole = fx0 == 0 && fy0 == 0 && fw == fullW && fh == fullH
-        // The work's own image is the guide shrunk to the filter's grid when the work is at that size.
-        let shrunk = s == 1 ? nil : whole ? self.image : try self.image.cropped(x: x0, y: y0, width: w, height: h)
-        var refined = try filter.filter(
-            part, guide: whole ? image : try image.cropped(x: fx0, y: fy0, width: fw, height: fh), shrunkGuide: shrunk)
-        if refined.format != .oneComponent8 { refined = try refined.converted(to: .oneComponent8) }
-        if whole { return refined }
-        var out = try PixelBuffer(width: fullW, height: fullH, format: .oneComponent8)
-        let outRow = out.bytesPerRow(), refinedRow = refined.bytesPerRow()
-        out.withUnsafeMutableBytes { bytes in
-            refined.withUnsafeBytes { source in
-                for y in 0..<fh {
-                    (bytes.baseAddress! + (fy0 + y) * outRow + fx0).copyMemory(from: source.baseAddress! + y * refinedRow, byteCount: fw)
-                }
-            }
-        }
-        return out
+        return (try out ?? PixelBuffer(width: fullW, height: fullH, format: .oneComponent8), boxes)
     }
+
+    /// The boxes (work pixels) a matte is refined in. The work is cut into tiles of ``regionTile`` cells; a tile is
+    /// taken when a non-zero value lies within `margin` (the filter's reach) of it; each 8-connected group of taken
+    /// tiles gives its box (clipped to the work), and boxes that meet, or whose union is hardly larger than the two (a
+    /// filter call's own cost), are merged until none are. So the boxes are disjoint and every non-zero value lies in
+    /// one, at least `margin` from any other box: each box filtered alone gives what filtering the whole image gives
+    /// there. More than ``maximumRegions`` groups: their one common box.
+    static func regions(of values: [UInt8], width W: Int, height H: Int, margin: Int, cell: Int) -> [SemanticMattes.Box] {
+        let T = regionTile * cell, tw = (W + T - 1) / T, th = (H + T - 1) / T
+        var taken = [Bool](repeating: false, count: tw * th)
+        values.withUnsafeBufferPointer { v in
+            for y in 0..<H {
+                let ty0 = max(0, y - margin) / T, ty1 = min(H - 1, y + margin) / T
+                var x = 0
+                while x < W {
+                    guard v[y * W + x] != 0 else {
+                        x += 1
+                        continue
+                    }
+                    let tx0 = max(0, x - margin) / T, tx1 = min(W - 1, x + margin) / T
+                    for ty in ty0...ty1 { for tx in tx0...tx1 { taken[ty * tw + tx] = true } }
+                    // The rest of this tile column marks nothing new.
+                    x = max(x + 1, (tx1 + 1) * T - margin)
+                }
+            }
+        }
+        var boxes: [SemanticMattes.Box] = []
+        var seen = [Bool](repeating: false, count: tw * th)
+        var stack: [Int] = []
+        for start in taken.indices where taken[start] && !seen[start] {
+            var (x0, y0, x1, y1) = (tw, th, 0, 0)
+            seen[start] = true
+            stack.append(start)
+            while let i = stack.popLast() {
+                let tx = i % tw, ty = i / tw
+                (x0, y0, x1, y1) = (min(x0, tx), min(y0, ty), max(x1, tx + 1), max(y1, ty + 1))
+                for ny in max(0, ty - 1)...min(th - 1, ty + 1) {
+                    for nx in max(0, tx - 1)...min(tw - 1, tx + 1) where taken[ny * tw + nx] && !seen[ny * tw + nx] {
+                        seen[ny * tw + nx] = true
+                        stack.append(ny * tw + nx)
+                    }
+                }
+            }
+            boxes.append(SemanticMattes.Box(x: x0 * T, y: y0 * T, width: min(W, x1 * T) - x0 * T, height: min(H, y1 * T) - y0 * T))
+        }
+        if boxes.count > maximumRegions {
+            return [boxes.dropFirst().reduce(boxes[0], SemanticMattes.Box.union)]
+        }
+        var merging = true
+        while merging {
+            merging = false
+            search: for i in boxes.indices {
+                for j in boxes.indices where j > i {
+                    let u = SemanticMattes.Box.union(boxes[i], boxes[j])
+                    if boxes[i].meets(boxes[j]) || u.area <= boxes[i].area + boxes[j].area + mergeAllowance {
+                        boxes[i] = u
+                        boxes.remove(at: j)
+                        merging = true
+                        break search
+                    }
+                }
+            }
+        }
+        return boxes
+    }
+
+    /// The side of the tiles ``regions(of:width:height:margin:cell:)`` takes, in cells.
+    static let regionTile = 8
+    /// Above this many groups a matte is refined in one box (merging them pairwise would cost more than it saves).
+    static let maximumRegions = 256
+    /// Work pixels a merged box may add to its two parts' areas: about what one more filter call costs.
+    static let mergeAllowance = 1024
 
     /// A one-component 8-bit buffer of `values`.
     func buffer(_ values: [UInt8]) throws -> PixelBuffer {

@@ -154,6 +154,9 @@ public final class PersonSegmenter: Sendable {
         /// without the detector.
         package var followed = false
 
+        /// The image shrunk to the grid (RGBA 8-bit), when the guide statistics that hold it are still here.
+        package func shrunkImage() throws -> PixelBuffer? { try statistics?.shrunkGuide() }
+
         /// The same without the guide statistics (``refine(_:guide:as:)`` then computes them again), for keeping:
         /// they take several times the memory of the rest.
         package func droppingGuideStatistics() -> Fusion {

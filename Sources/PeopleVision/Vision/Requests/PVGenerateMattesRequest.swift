@@ -90,13 +90,19 @@ public final class PVGenerateMattesRequest: VNImageBasedRequest, @unchecked Send
         let analysis = try image.analysis(of: regionOfInterest)
         let (types, portrait) = settings.withLock { ($0.types, $0.portrait) }
         let segmenter = try Pipelines.segmenter(.accurate)
-        var person = try segmenter.refine(try image.accurateFusion(of: regionOfInterest), guide: analysis.image, as: .oneComponent8)
+        let mask: @Sendable () throws -> MaskWork = { [regionOfInterest] in
+            let fusion = try image.accurateFusion(of: regionOfInterest)
+            return MaskWork(
+                mask: try segmenter.refine(fusion, guide: analysis.image, as: .oneComponent8), shrunkImage: try fusion.shrunkImage())
+        }
+        let (work, meshes) = try analysis.withRefinedFaceMeshes(!types.isEmpty, beside: mask)
+        var person = work.mask
         // Without a person the refinement returns an empty float mask.
         if person.format != .oneComponent8 { person = try person.converted(to: .oneComponent8) }
         var observations: [VNObservation] = []
         if !types.isEmpty {
-            let faces = try Self.faceRegions(analysis)
-            let mattes = try SemanticMattes.make(image: analysis.image, personMask: person, faces: faces)
+            let mattes = try SemanticMattes.make(
+                image: analysis.image, personMask: person, faces: meshes.compactMap(FaceRegions.init), shrunkImage: work.shrunkImage)
             for type in types {
                 let pixels: PixelBuffer
                 switch type {
@@ -117,13 +123,10 @@ public final class PVGenerateMattesRequest: VNImageBasedRequest, @unchecked Send
         return observations
     }
 
-    /// The regions of every face found, from its 478-point mesh (lips and irises refined).
-    static func faceRegions(_ analysis: ImageAnalysis) throws -> [FaceRegions] {
-        let W = analysis.image.width, H = analysis.image.height
-        return try analysis.faces.faces(withMeshes: true, landmarksToFollow: true).compactMap { finding in
-            let record = FaceRecord(detection: finding.detection, mesh: finding.mesh, width: W, height: H, shortRange: finding.shortRange)
-            guard let found = try analysis.faces.mesh(of: record, irises: true), let mesh = found else { return nil }
-            return FaceRegions(mesh: mesh)
-        }
+    /// The accurate person mask, and the photo shrunk to its grid when its refinement left it (the mattes measure on
+    /// the same grid).
+    private struct MaskWork: Sendable {
+        var mask: PixelBuffer
+        var shrunkImage: PixelBuffer?
     }
 }
