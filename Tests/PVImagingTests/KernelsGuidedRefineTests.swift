@@ -172,4 +172,30 @@ struct KernelsGuidedRefineTests {
         let mask8 = try PixelBuffer(width: 4, height: 4, format: .oneComponent8)
         #expect(try GuidedFilter.refineMask(mask8, guide: rgba, factor: 2, radius: 1, epsilon: 1e-2, band: 0.5) == nil)
     }
+
+    @Test("the statistics' shrunk guide is the area shrink of the guide, in RGBA whatever the guide's layout",
+        arguments: [(PixelFormat.bgra32, 4), (.rgba32, 2), (.argb32, 3)])
+    func shrunkGuide(format: PixelFormat, factor k: Int) throws {
+        var guide = try PixelBuffer(width: 6 * k, height: 5 * k, format: format)
+        var rng = TestRandom(seed: UInt64(70 + k))
+        guide.withUnsafeMutableBytes { raw in for i in 0..<raw.count { raw[i] = rng.byte() } }
+        let statistics = try #require(GuidedFilter.guideStatistics(guide, factor: k, radius: 1, epsilon: 0.004))
+        let shrunk = try statistics.shrunkGuide()
+        let expected = try guide.converted(to: .rgba32).resized(width: 6, height: 5, method: .area)
+        #expect(shrunk.width == 6 && shrunk.height == 5 && shrunk.format == .rgba32)
+        var worst = 0
+        shrunk.withUnsafeBytes { a in
+            expected.withUnsafeBytes { b in
+                for y in 0..<5 {
+                    for x in 0..<6 {
+                        for c in 0..<3 {
+                            worst = max(worst, abs(Int(a[y * shrunk.bytesPerRow() + 4 * x + c]) - Int(b[y * expected.bytesPerRow() + 4 * x + c])))
+                        }
+                        #expect(a[y * shrunk.bytesPerRow() + 4 * x + 3] == 255)
+                    }
+                }
+            }
+        }
+        #expect(worst <= 1, "worst \(worst) levels")
+    }
 }

@@ -36,6 +36,38 @@ import Testing
         #expect(all.allSatisfy { $0 == 1 })
     }
 
+    @Test("block means: each pixel the rounded mean of its block, the edge blocks as large as the image leaves them")
+    func blockMeans() throws {
+        var mask = try PixelBuffer(width: 13, height: 10, format: .oneComponent8)
+        var state: UInt64 = 99
+        mask.withUnsafeMutableBytes { raw in
+            for i in 0..<raw.count {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                raw[i] = UInt8(truncatingIfNeeded: state >> 33)
+            }
+        }
+        let small = try SemanticMattes.blockMeans(of: mask, factor: 4)
+        #expect(small.width == 4 && small.height == 3)
+        let row = mask.bytesPerRow()
+        try mask.withUnsafeBytes { m in
+            try small.withUnsafeBytes { s in
+                for y in 0..<3 {
+                    for x in 0..<4 {
+                        var total = 0, count = 0
+                        for yy in (4 * y)..<min(10, 4 * y + 4) {
+                            for xx in (4 * x)..<min(13, 4 * x + 4) {
+                                total += Int(m[yy * row + xx])
+                                count += 1
+                            }
+                        }
+                        let mean = try #require(Int(exactly: (Double(total) / Double(count)).rounded(.toNearestOrAwayFromZero)))
+                        #expect(Int(s[y * small.bytesPerRow() + x]) == mean, "(\(x), \(y))")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("the head area's row runs hold exactly the pixels the point test takes, turned faces and edges too")
     func headSpans() throws {
         let mesh = FaceMesh(

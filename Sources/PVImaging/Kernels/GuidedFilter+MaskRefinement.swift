@@ -28,14 +28,23 @@ extension GuideStatistics {
         var out = try PixelBuffer(width: width, height: height, format: .rgba32)
         let row = out.bytesPerRow(), w = width
         out.withUnsafeMutableBytes { bytes in
-            for (c, plane) in channels.prefix(3).enumerated() {
-                plane.data.withUnsafeBufferPointer { v in
-                    for y in 0..<height {
-                        for x in 0..<w { bytes[y * row + 4 * x + c] = UInt8(max(0, min(255, (v[y * w + x] * 255).rounded()))) }
+            let base = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            channels[0].data.withUnsafeBufferPointer { r in
+                channels[1].data.withUnsafeBufferPointer { g in
+                    channels[2].data.withUnsafeBufferPointer { b in
+                        // The means lie in 0…1: scaled, a half added and truncated is rounding to nearest.
+                        for y in 0..<height {
+                            let line = base + y * row, at = y * w
+                            for x in 0..<w {
+                                line[4 &* x] = UInt8(min(max(r[at &+ x] * 255 + 0.5, 0), 255))
+                                line[4 &* x &+ 1] = UInt8(min(max(g[at &+ x] * 255 + 0.5, 0), 255))
+                                line[4 &* x &+ 2] = UInt8(min(max(b[at &+ x] * 255 + 0.5, 0), 255))
+                                line[4 &* x &+ 3] = 255
+                            }
+                        }
                     }
                 }
             }
-            for y in 0..<height { for x in 0..<w { bytes[y * row + 4 * x + 3] = 255 } }
         }
         return out
     }

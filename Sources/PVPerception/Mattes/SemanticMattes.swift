@@ -72,7 +72,7 @@ package struct SemanticMattes: Sendable {
         let fx = Double(lw) / Double(W), fy = Double(lh) / Double(H)
         let given = shrunkImage.flatMap { $0.width == lw && $0.height == lh && $0.format == .rgba32 ? $0 : nil }
         let small = s == 1 ? rgba : try given ?? rgba.resized(width: lw, height: lh, method: .area)
-        let smallMask = s == 1 ? personMask : try personMask.resized(width: lw, height: lh, method: .area)
+        let smallMask = s == 1 ? personMask : try Self.blockMeans(of: personMask, factor: s)
         let scaled = faces.map { $0.scaled(x: fx, y: fy) }
         var work = Work(image: small, mask: smallMask)
         for face in scaled { work.add(face) }
@@ -112,6 +112,39 @@ package struct SemanticMattes: Sendable {
             }
         }
         return SemanticMattes(skin: skin, hair: hair, teeth: teeth, glasses: glasses)
+    }
+
+    /// A one-component 8-bit image shrunk by a whole `factor`: each pixel the rounded mean of its block (blocks at
+    /// the right and bottom edges are as large as the image leaves them), as the accurate mask's guide statistics
+    /// shrink the photo.
+    static func blockMeans(of image: PixelBuffer, factor k: Int) throws -> PixelBuffer {
+        let W = image.width, H = image.height, w = (W + k - 1) / k, h = (H + k - 1) / k
+        var out = try PixelBuffer(width: w, height: h, format: .oneComponent8)
+        let inRow = image.bytesPerRow(), outRow = out.bytesPerRow()
+        var sums = [UInt32](repeating: 0, count: W)
+        image.withUnsafeBytes { source in
+            out.withUnsafeMutableBytes { target in
+                sums.withUnsafeMutableBufferPointer { acc in
+                    for y in 0..<h {
+                        let rows = min(k, H - y * k)
+                        acc.update(repeating: 0)
+                        for r in 0..<rows {
+                            let line = source.baseAddress!.assumingMemoryBound(to: UInt8.self) + (y * k + r) * inRow
+                            for x in 0..<W { acc[x] &+= UInt32(line[x]) }
+                        }
+                        let o = target.baseAddress!.assumingMemoryBound(to: UInt8.self) + y * outRow
+                        for x in 0..<w {
+                            let x0 = x * k, columns = min(k, W - x0)
+                            var total: UInt32 = 0
+                            for c in 0..<columns { total &+= acc[x0 &+ c] }
+                            let count = UInt32(rows * columns)
+                            o[x] = UInt8((total &+ count / 2) / count)
+                        }
+                    }
+                }
+            }
+        }
+        return out
     }
 
     /// A rectangle of pixels.
