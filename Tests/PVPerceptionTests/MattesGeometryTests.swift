@@ -39,13 +39,8 @@ import Testing
     @Test("block means: each pixel the rounded mean of its block, the edge blocks as large as the image leaves them")
     func blockMeans() throws {
         var mask = try PixelBuffer(width: 13, height: 10, format: .oneComponent8)
-        var state: UInt64 = 99
-        mask.withUnsafeMutableBytes { raw in
-            for i in 0..<raw.count {
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                raw[i] = UInt8(truncatingIfNeeded: state >> 33)
-            }
-        }
+        // Every level reached, neighbours far apart, so a block's mean is rarely a whole number.
+        mask.withUnsafeMutableBytes { raw in for i in 0..<raw.count { raw[i] = UInt8(truncatingIfNeeded: i * 97 + (i / 7) * 31) } }
         let small = try SemanticMattes.blockMeans(of: mask, factor: 4)
         #expect(small.width == 4 && small.height == 3)
         let row = mask.bytesPerRow()
@@ -132,14 +127,7 @@ import Testing
             let boxed = try half.refined(values, by: filter, guide: photo)
             let whole = try filter.filter(try half.buffer(values), guide: photo).converted(to: .oneComponent8)
             #expect(boxed.width == 640 && boxed.height == 480)
-            var worst = 0
-            boxed.withUnsafeBytes { a in
-                whole.withUnsafeBytes { b in
-                    for y in 0..<480 {
-                        for x in 0..<640 { worst = max(worst, abs(Int(a[y * boxed.bytesPerRow() + x]) - Int(b[y * whole.bytesPerRow() + x]))) }
-                    }
-                }
-            }
+            let worst = Self.largestDifference(boxed, whole)
             #expect(worst <= 3, "half size, box \(x0),\(y0): worst \(worst)")
         }
         // Scattered patches, some close enough to share a box and some far apart, each box refined on its own.
@@ -154,17 +142,23 @@ import Testing
         }
         let boxed = try half.refined(scattered, by: filter, guide: photo)
         let whole = try filter.filter(try half.buffer(scattered), guide: photo).converted(to: .oneComponent8)
-        var worst = 0
-        boxed.withUnsafeBytes { a in
-            whole.withUnsafeBytes { b in
-                for y in 0..<480 {
-                    for x in 0..<640 { worst = max(worst, abs(Int(a[y * boxed.bytesPerRow() + x]) - Int(b[y * whole.bytesPerRow() + x]))) }
-                }
-            }
-        }
+        let worst = Self.largestDifference(boxed, whole)
         #expect(worst <= 3, "scattered patches: worst \(worst)")
         let none = try work.refined([UInt8](repeating: 0, count: 640 * 480), by: GuidedFilter(radius: 5, epsilon: 0.004), guide: photo)
         #expect(none.width == 640 && none.withUnsafeBytes { $0.allSatisfy { $0 == 0 } })
+    }
+
+    /// The largest difference in levels between two one-component 8-bit buffers of one size.
+    static func largestDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Int {
+        var worst = 0
+        a.withUnsafeBytes { p in
+            b.withUnsafeBytes { q in
+                for y in 0..<a.height {
+                    for x in 0..<a.width { worst = max(worst, abs(Int(p[y * a.bytesPerRow() + x]) - Int(q[y * b.bytesPerRow() + x]))) }
+                }
+            }
+        }
+        return worst
     }
 
     @Test("the colour model's medians and spreads resist outliers; its floors keep flat samples usable")
