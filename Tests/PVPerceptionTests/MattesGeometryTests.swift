@@ -79,7 +79,7 @@ import Testing
             face.forehead = centre + up * (height / 2)
             face.width = height * Double.random(in: 0.5...1.2, using: &rng)
             var fromSpans = Set<Int>(), fromPoints = Set<Int>()
-            face.forEachHeadPixel(width: 120, height: 90) { fromSpans.insert($0) }
+            face.forEachHeadSpan(width: 120, height: 90) { y, x0, x1 in for x in x0..<x1 { fromSpans.insert(y * 120 + x) } }
             for y in 0..<90 {
                 for x in 0..<120 where face.inHeadArea(SIMD2(Double(x) + 0.5, Double(y) + 0.5)) { fromPoints.insert(y * 120 + x) }
             }

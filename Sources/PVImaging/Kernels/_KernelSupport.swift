@@ -53,13 +53,13 @@ public enum ImagingThreads {
 }
 
 /// Byte offsets of R, G, B (and A) inside one pixel of an 8-bit RGB-like format.
-struct RGBLayout: Sendable, Equatable {
-    let r: Int
-    let g: Int
-    let b: Int
+package struct RGBLayout: Sendable, Equatable {
+    package let r: Int
+    package let g: Int
+    package let b: Int
     /// Offset of alpha, or -1 when the format has none.
-    let a: Int
-    let bytesPerPixel: Int
+    package let a: Int
+    package let bytesPerPixel: Int
 
     var hasAlpha: Bool { a >= 0 }
 
@@ -71,7 +71,7 @@ struct RGBLayout: Sendable, Equatable {
         self.bytesPerPixel = bytesPerPixel
     }
 
-    init?(_ format: PixelFormat) {
+    package init?(_ format: PixelFormat) {
         switch format {
         case .rgba32: self.init(r: 0, g: 1, b: 2, a: 3, bytesPerPixel: 4)
         case .bgra32: self.init(r: 2, g: 1, b: 0, a: 3, bytesPerPixel: 4)

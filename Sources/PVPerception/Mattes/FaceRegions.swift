@@ -83,14 +83,9 @@ package struct FaceRegions: Sendable {
         return x0 < x1 && y0 < y1 ? (x0, x1, y0, y1) : nil
     }
 
-    /// Calls `body` with the index (`y·width + x`) of every pixel of a `width × height` image whose centre lies in
-    /// the head area (``inHeadArea(_:)``).
-    package func forEachHeadPixel(width W: Int, height H: Int, _ body: (Int) -> Void) {
-        forEachHeadSpan(width: W, height: H) { y, x0, x1 in for x in x0..<x1 { body(y * W + x) } }
-    }
-
     /// Calls `body(y, x0, x1)` for every row of a `width × height` image with pixels whose centres lie in the head
-    /// area: those of `x0..<x1` (the area is convex, so one run per row). Solved per row, not tested per pixel.
+    /// area (``inHeadArea(_:)``): those of `x0..<x1` (the area is convex, so one run per row). Solved per row, not
+    /// tested per pixel.
     package func forEachHeadSpan(width W: Int, height H: Int, _ body: (Int, Int, Int) -> Void) {
         guard let box = headBox(width: W, height: H) else { return }
         let e = headEllipse, r = e.right, u = e.up
@@ -142,12 +137,8 @@ package struct FaceRegions: Sendable {
 
     /// Whether `p` lies where the hair matte may be: inside ``headEllipse`` and above the chin line (the line through
     /// the chin across the face).
-    package func inHeadArea(_ p: SIMD2<Double>) -> Bool { Self.inHeadArea(p, headEllipse, chin: chin) }
-
-    private static func inHeadArea(
-        _ p: SIMD2<Double>, _ e: (centre: SIMD2<Double>, right: SIMD2<Double>, up: SIMD2<Double>, across: Double, along: Double),
-        chin: SIMD2<Double>
-    ) -> Bool {
+    package func inHeadArea(_ p: SIMD2<Double>) -> Bool {
+        let e = headEllipse
         guard ((p - chin) * e.up).sum() > 0 else { return false }
         let d = p - e.centre
         let a = (d * e.right).sum() / e.across, b = (d * e.up).sum() / e.along

@@ -50,8 +50,8 @@ package struct SemanticMattes: Sendable {
         guard personMask.width == W, personMask.height == H, personMask.format == .oneComponent8 else {
             throw PerceptionError(.invalidArgument, "the person mask must be OneComponent8 at the image's size \(W)×\(H)")
         }
-        // The 8-bit RGB-like layouts are read as they are (``Work`` knows where their channels lie); others converted.
-        let rgba = try Work.channelOffsets(image.format) != nil ? image : image.converted(to: .rgba32)
+        // The 8-bit RGB-like layouts are read as they are (``Work`` reads their channels where they lie); others converted.
+        let rgba = try image.format.isRGB8 ? image : image.converted(to: .rgba32)
         guard refine, !faces.isEmpty else {
             var work = Work(image: rgba, mask: personMask)
             for face in faces { work.add(face) }
@@ -151,6 +151,7 @@ package struct SemanticMattes: Sendable {
     struct Box: Equatable {
         var x: Int, y: Int, width: Int, height: Int
         var rows: Range<Int> { y..<(y + height) }
+        var columns: Range<Int> { x..<(x + width) }
         var area: Int { width * height }
 
         /// The smallest box holding both.
@@ -169,7 +170,6 @@ package struct SemanticMattes: Sendable {
             let from = max(x0, x), to = min(x1, x + width)
             if from < to { for c in from..<to { mask[(y - self.y) * width + c - x] = 255 } }
         }
-        var columns: Range<Int> { x..<(x + width) }
     }
 
     /// Bounds `matte` by `person` (the smaller of the two values) within `box` except where `kept` is 255, and clears
@@ -217,7 +217,8 @@ struct Work {
         let count = width * height
         var rgb = [UInt8](repeating: 0, count: count * 3), person = [UInt8](repeating: 0, count: count)
         let W = width, H = height
-        let (bpp, r, g, b) = Self.channelOffsets(image.format) ?? (4, 0, 1, 2)
+        let layout = RGBLayout(image.format) ?? RGBLayout(.rgba32)!
+        let (bpp, r, g, b) = (layout.bytesPerPixel, layout.r, layout.g, layout.b)
         image.withUnsafeBytes { bytes in
             let row = image.bytesPerRow()
             for y in 0..<H {
@@ -245,17 +246,6 @@ struct Work {
         teeth = skin
         glasses = skin
         holes = [Bool](repeating: false, count: count)
-    }
-
-    /// Bytes per pixel and the offsets of R, G and B in the 8-bit RGB-like formats the work reads directly.
-    static func channelOffsets(_ format: PixelFormat) -> (bytes: Int, r: Int, g: Int, b: Int)? {
-        switch format {
-        case .rgba32: (4, 0, 1, 2)
-        case .bgra32: (4, 2, 1, 0)
-        case .argb32: (4, 1, 2, 3)
-        case .rgb24: (3, 0, 1, 2)
-        default: nil
-        }
     }
 
     func colour(_ i: Int) -> SIMD3<Double> { ColourModel.ycbcr(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]) }
