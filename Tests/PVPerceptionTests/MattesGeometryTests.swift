@@ -63,6 +63,30 @@ import Testing
         }
     }
 
+    @Test("the mattes are the same whatever the photo's 8-bit layout, read in place or converted")
+    func sameMattesInEveryLayout() throws {
+        // 900 px tall: the quarter-size grid, where the work reads the shrunk photo in its own layout.
+        let photo = try ImageDecoder.decode(contentsOf: try TestFiles.installed("astronaut.png")).pixels
+            .converted(to: .rgba32).resized(width: 900, height: 900)
+        let faces = try ImageAnalysis(image: photo).faces.refinedMeshes().compactMap(FaceRegions.init)
+        #expect(!faces.isEmpty)
+        var person = try PixelBuffer(width: 900, height: 900, format: .oneComponent8)
+        person.withUnsafeMutableBytes { raw in for i in 0..<raw.count { raw[i] = (i % 900) > 150 ? 255 : 0 } }
+        let reference = try SemanticMattes.make(image: photo, personMask: person, faces: faces)
+        for format in [PixelFormat.bgra32, .argb32, .rgb24, .oneComponent8] {
+            let other = try SemanticMattes.make(image: try photo.converted(to: format), personMask: person, faces: faces)
+            if format == .oneComponent8 {
+                // Converted to RGBA first: grey, so only the sizes can be compared.
+                #expect(other.skin.width == 900 && other.hair.height == 900)
+                continue
+            }
+            for (a, b, name) in [(reference.skin, other.skin, "skin"), (reference.hair, other.hair, "hair"),
+                                 (reference.teeth, other.teeth, "teeth"), (reference.glasses, other.glasses, "glasses")] {
+                #expect(Self.largestDifference(a, b) == 0, "\(format) \(name)")
+            }
+        }
+    }
+
     @Test("the head area's row runs hold exactly the pixels the point test takes, turned faces and edges too")
     func headSpans() throws {
         let mesh = FaceMesh(
