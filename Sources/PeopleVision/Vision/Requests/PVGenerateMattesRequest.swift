@@ -90,10 +90,12 @@ public final class PVGenerateMattesRequest: VNImageBasedRequest, @unchecked Send
         let analysis = try image.analysis(of: regionOfInterest)
         let (types, portrait) = settings.withLock { ($0.types, $0.portrait) }
         let segmenter = try Pipelines.segmenter(.accurate)
-        let mask: @Sendable () throws -> MaskWork = { [regionOfInterest] in
+        // The shrunk photo only serves the semantic mattes: the portrait matte alone does not make it.
+        let mask: @Sendable () throws -> MaskWork = { [regionOfInterest, types] in
             let fusion = try image.accurateFusion(of: regionOfInterest)
             return MaskWork(
-                mask: try segmenter.refine(fusion, guide: analysis.image, as: .oneComponent8), shrunkImage: try fusion.shrunkImage())
+                mask: try segmenter.refine(fusion, guide: analysis.image, as: .oneComponent8),
+                shrunkImage: types.isEmpty ? nil : try fusion.shrunkImage())
         }
         let (work, meshes) = try analysis.withRefinedFaceMeshes(!types.isEmpty, beside: mask)
         var person = work.mask
