@@ -31,6 +31,8 @@ package struct BodiesBench: ParsableCommand {
     @Option(help: "Untimed warm-up runs.") var warmup = 3
     @Option(help: "Rounds, alternating which side goes first; each side's time is the median of its round medians.")
     var rounds = 3
+    @Flag(help: "Also perform each request through the Swift-only API (iOS 18's) in the same rounds, alternating with the VN API, and report the share of its time spent in the Swift API's own code.")
+    var swiftAPI = false
 
     package init() {}
 
@@ -71,17 +73,21 @@ package struct BodiesBench: ParsableCommand {
                 ["--images"] + files.map(\.url.path) + ["--iterations", "\(iterations)", "--warmup", "\(warmup)"])
             return Peer.imageMedians(records, countKey: "found")
         }
+        var oursRoundCount = 0
         func oursRound() throws -> [String: Double] {
             var results: [String: Double] = [:]
+            oursRoundCount += 1
             for file in files {
                 let buffer = try SegmentationBench.decodedBuffer(file.url)
                 for task in file.tasks {
                     log("ours: \(task.rawValue) on \(file.name)")
-                    let key = "\(task.rawValue) \(file.url.lastPathComponent)"
-                    results[key + " found"] = Double(try Self.perform(task, VNImageRequestHandler(cvPixelBuffer: buffer)))
-                    results[key] = median(try measure(warmup: warmup, iterations: iterations) {
-                        _ = try Self.perform(task, VNImageRequestHandler(cvPixelBuffer: buffer))
-                    })
+                    try results.merge(
+                        SwiftAPICases.time(
+                            "\(task.rawValue) \(file.url.lastPathComponent)", buffer: buffer, warmup: warmup,
+                            iterations: iterations, swiftFirst: oursRoundCount % 2 == 1,
+                            swift: swiftAPI ? SwiftAPICases.bodies[task.rawValue] : nil,
+                            vn: { try Self.perform(task, VNImageRequestHandler(cvPixelBuffer: buffer)) }),
+                        uniquingKeysWith: { $1 })
                 }
             }
             return results
@@ -101,12 +107,13 @@ package struct BodiesBench: ParsableCommand {
                 rows.append([
                     "\(task.rawValue) \(file.name)", String(format: "%.1f", ms), "\(found)", String(format: "%.1f", oursPer),
                     String(format: "%.1f", theirs), "\(Int(theirsFound))", String(format: "%.1f", theirsPer),
-                ])
+                ] + (swiftAPI ? SwiftAPICases.columns(oursRounds, key: key, vnMs: ms) : []))
                 ratios.append(oursPer / theirsPer)
             }
         }
         printRatioTable(
-            header: ["case", "ours ms", "ours found", "ours ms per found", "peer ms", "peer found", "peer ms per found"],
+            header: ["case", "ours ms", "ours found", "ours ms per found", "peer ms", "peer found", "peer ms per found"]
+                + (swiftAPI ? SwiftAPICases.header : []),
             rows: rows, ratios: ratios)
     }
 

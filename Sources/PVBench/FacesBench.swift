@@ -112,21 +112,14 @@ package struct FacesBench: ParsableCommand {
                     "\(name), \(label)", String(format: "%.2f", ms), "\(found)", peerName, String(format: "%.2f", theirs),
                     "\(Int(theirFaces))",
                 ]
-                if swiftAPI {
-                    if let swiftMs = medianOverRounds(oursRounds, "swift \(name) \(label)"),
-                        let own = medianOverRounds(oursRounds, "own \(name) \(label)") {
-                        row += [String(format: "%.2f", swiftMs), String(format: "%.3f", swiftMs / ms), String(format: "%.2f %%", own * 100)]
-                    } else {
-                        row += ["–", "–", "–"]
-                    }
-                }
+                if swiftAPI { row += SwiftAPICases.columns(oursRounds, key: "\(name) \(label)", vnMs: ms) }
                 rows.append(row)
                 ratios.append(ms / theirs)
             }
         }
         printRatioTable(
             header: ["request, image", "ours ms", "ours faces", "peer (MediaPipe 0.10.21)", "peer ms", "peer faces"]
-                + (swiftAPI ? ["Swift API ms", "Swift API ÷ VN", "Swift API's own code"] : []),
+                + (swiftAPI ? SwiftAPICases.header : []),
             rows: rows, ratios: ratios)
     }
 
@@ -135,25 +128,10 @@ package struct FacesBench: ParsableCommand {
     private func timeCase(
         _ name: String, label: String, buffer: CVPixelBuffer, swiftFirst: Bool, _ body: (VNImageRequestHandler) throws -> Int
     ) throws -> [String: Double] {
-        var results: [String: Double] = [:]
-        var found = 0
-        func vn() throws {
-            results["\(name) \(label)"] = median(try measure(warmup: warmup, iterations: iterations) {
-                found = try body(VNImageRequestHandler(cvPixelBuffer: buffer))
-            })
-        }
-        if let swift = swiftAPI ? SwiftAPICases.faces[name] : nil {
-            if !swiftFirst { try vn() }
-            SwiftAPIOverhead.start()
-            results["swift \(name) \(label)"] = median(try measure(warmup: warmup, iterations: iterations) {
-                found = try SwiftAPICases.blocking { try await swift(buffer) }
-            })
-            results["own \(name) \(label)"] = SwiftAPIOverhead.stop().ownFraction
-            if swiftFirst { try vn() }
-        } else {
-            try vn()
-        }
-        results["\(name) \(label) faces"] = Double(found)
+        var results = try SwiftAPICases.time(
+            "\(name) \(label)", buffer: buffer, warmup: warmup, iterations: iterations, swiftFirst: swiftFirst,
+            swift: swiftAPI ? SwiftAPICases.faces[name] : nil, vn: { try body(VNImageRequestHandler(cvPixelBuffer: buffer)) })
+        results["\(name) \(label) faces"] = results.removeValue(forKey: "\(name) \(label) found")
         return results
     }
 

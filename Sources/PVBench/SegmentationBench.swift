@@ -47,6 +47,8 @@ package struct SegmentationBench: ParsableArguments {
     @Flag(help: "Time only ours (no peer, no ratios): for profiling.") var oursOnly = false
     @Flag(help: "Only the greeting rows.") var greetingOnly = false
     @Option(help: "Timed runs of each video greeting (each a whole clip).") var videoRuns = 3
+    @Flag(help: "Also perform each level's request on the decoded buffer through the Swift-only API (iOS 18's) in the same rounds, alternating with the VN API, and report the share of its time spent in the Swift API's own code.")
+    var swiftAPI = false
 
     package init() {}
 
@@ -90,10 +92,13 @@ package struct SegmentationBench: ParsableArguments {
         }
         let levels: [(Quality, String)] = [(.fast, "segment_ms1"), (.balanced, "segment_ms0"), (.accurate, "segment_ms1")]
         let greeted = [Quality.fast, .accurate]
+        var oursRoundCount = 0
         func oursRound() throws -> [String: Double] {
             var ours: [String: Double] = [:]
+            oursRoundCount += 1
             for (size, file) in zip(Self.sizes, files) where !greetingOnly {
-                try ours.merge(segmentationTimes(size: size, file: file, levels: levels.map(\.0))) { $1 }
+                try ours.merge(
+                    segmentationTimes(size: size, file: file, levels: levels.map(\.0), swiftFirst: oursRoundCount % 2 == 1)) { $1 }
             }
             for quality in greeted {
                 log("ours: greeting 1080p (\(quality.rawValue))")
@@ -131,8 +136,10 @@ package struct SegmentationBench: ParsableArguments {
 
         var rows: [[String]] = [], ratios: [Double] = []
         /// One row: ours (timed on a decoded buffer), what else ours includes or took from a file, the peer.
-        func row(_ name: String, _ ms: Double, _ second: String, _ peerName: String, _ peerMs: Double) {
-            rows.append([name, String(format: "%.1f", ms), second, peerName, String(format: "%.1f", peerMs)])
+        func row(_ name: String, _ ms: Double, _ second: String, _ peerName: String, _ peerMs: Double, swiftKey: String = "") {
+            rows.append(
+                [name, String(format: "%.1f", ms), second, peerName, String(format: "%.1f", peerMs)]
+                    + (swiftAPI ? SwiftAPICases.columns(oursRounds, key: swiftKey, vnMs: ms) : []))
             ratios.append(ms / peerMs)
         }
         for size in Self.sizes where !greetingOnly {
@@ -142,7 +149,8 @@ package struct SegmentationBench: ParsableArguments {
                 let fromFile = ours("\(quality.rawValue) \(size.width)x\(size.height) file")
                 let peerOp = op == "segment_ms0" ? "process() model_selection=0" : "process() model_selection=1"
                 row("segment \(quality.rawValue) \(label)", fromBuffer, String(format: "%.1f", fromFile),
-                    peerOp + (quality == .accurate ? " (ours does more)" : ""), try theirs(op, size))
+                    peerOp + (quality == .accurate ? " (ours does more)" : ""), try theirs(op, size),
+                    swiftKey: "\(quality.rawValue) \(size.width)x\(size.height) buffer")
             }
             // Measured against our own accurate mask of the same run: no peer makes these mattes.
             row("mattes \(label) (skin, hair, teeth, glasses, portrait)", ours("mattes \(size.width)x\(size.height) buffer"),
@@ -163,19 +171,29 @@ package struct SegmentationBench: ParsableArguments {
                 "VideoCapture → process() model_selection=1 → numpy blend → VideoWriter mp4v", peerVideo)
         }
         printRatioTable(
-            header: ["case", "ours ms (decoded CVPixelBuffer)", "ours ms incl. JPEG decode (handler from URL)", "peer (MediaPipe 0.10.21)", "peer ms"],
+            header: ["case", "ours ms (decoded CVPixelBuffer)", "ours ms incl. JPEG decode (handler from URL)", "peer (MediaPipe 0.10.21)", "peer ms"]
+                + (swiftAPI ? SwiftAPICases.header : []),
             rows: rows, ratios: ratios)
     }
 
-    /// Our segmentation times at one size, per level, from a decoded buffer and from the file, then every matte.
-    func segmentationTimes(size: (width: Int, height: Int), file: URL, levels: [Quality]) throws -> [String: Double] {
+    /// Our segmentation times at one size, per level, from a decoded buffer (and with ``swiftAPI`` through the
+    /// Swift-only API, `swiftFirst` deciding the order) and from the file, then every matte.
+    func segmentationTimes(
+        size: (width: Int, height: Int), file: URL, levels: [Quality], swiftFirst: Bool
+    ) throws -> [String: Double] {
         var ours: [String: Double] = [:]
         log("ours: segmentation at \(size.width)×\(size.height)")
         let buffer = try Self.decodedBuffer(file), label = "\(size.width)x\(size.height)"
         for quality in levels {
-            ours["\(quality.rawValue) \(label) buffer"] = median(try measure(warmup: warmup, iterations: iterations) {
-                try Self.segment(VNImageRequestHandler(cvPixelBuffer: buffer), quality)
-            })
+            try ours.merge(
+                SwiftAPICases.time(
+                    "\(quality.rawValue) \(label) buffer", buffer: buffer, warmup: warmup, iterations: iterations,
+                    swiftFirst: swiftFirst, swift: swiftAPI ? SwiftAPICases.segmentation[quality.rawValue] : nil,
+                    vn: {
+                        try Self.segment(VNImageRequestHandler(cvPixelBuffer: buffer), quality)
+                        return 1
+                    }),
+                uniquingKeysWith: { $1 })
             ours["\(quality.rawValue) \(label) file"] = median(try measure(warmup: warmup, iterations: iterations) {
                 try Self.segment(VNImageRequestHandler(url: file), quality)
             })

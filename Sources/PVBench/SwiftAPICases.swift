@@ -22,6 +22,64 @@ enum SwiftAPICases {
         },
     ]
 
+    /// The bodies bench's tasks by name.
+    static let bodies: [String: @Sendable (CVPixelBuffer) async throws -> Int] = [
+        "pose": { try await ImageRequestHandler($0).perform(DetectHumanBodyPoseRequest()).count },
+        "hands": { try await ImageRequestHandler($0).perform(DetectHumanHandPoseRequest()).count },
+        "pose3d": { try await ImageRequestHandler($0).perform(DetectHumanBodyPose3DRequest()).count },
+    ]
+
+    /// The segmentation bench's levels by name, each request new (no smoothing carried over), 8-bit masks.
+    static let segmentation: [String: @Sendable (CVPixelBuffer) async throws -> Int] = Dictionary(
+        uniqueKeysWithValues: [("accurate", .accurate), ("balanced", .balanced), ("fast", .fast)].map {
+            (name, level: GeneratePersonSegmentationRequest.QualityLevel) in
+            (name, { @Sendable buffer in
+                var request = GeneratePersonSegmentationRequest()
+                request.qualityLevel = level
+                request.outputPixelFormatType = kCVPixelFormatType_OneComponent8
+                _ = try await ImageRequestHandler(buffer).perform(request)
+                return 1
+            })
+        })
+
+    /// The columns the Swift-API rows add to a bench's table.
+    static let header = ["Swift API ms", "Swift API ÷ VN", "Swift API's own code"]
+
+    /// Times one case through the VN API (`vn`, returning what it found) and, when `swift` is given, through the
+    /// Swift-only API in the same round, `swiftFirst` deciding the order. Keys: `key` (VN ms), `swift key` (ms),
+    /// `own key` (the share of the Swift API's time spent in its own code) and `key found`.
+    static func time(
+        _ key: String, buffer: CVPixelBuffer, warmup: Int, iterations: Int, swiftFirst: Bool,
+        swift: (@Sendable (CVPixelBuffer) async throws -> Int)?, vn: () throws -> Int
+    ) throws -> [String: Double] {
+        var results: [String: Double] = [:]
+        var found = 0
+        func timeVN() throws {
+            results[key] = median(try measure(warmup: warmup, iterations: iterations) { found = try vn() })
+        }
+        if let swift {
+            if !swiftFirst { try timeVN() }
+            SwiftAPIOverhead.start()
+            results["swift \(key)"] = median(try measure(warmup: warmup, iterations: iterations) {
+                _ = try blocking { try await swift(buffer) }
+            })
+            results["own \(key)"] = SwiftAPIOverhead.stop().ownFraction
+            if swiftFirst { try timeVN() }
+        } else {
+            try timeVN()
+        }
+        results["\(key) found"] = Double(found)
+        return results
+    }
+
+    /// A row's Swift-API columns (``header``) from the rounds' medians; dashes for a case not performed through it.
+    static func columns(_ rounds: [[String: Double]], key: String, vnMs: Double) -> [String] {
+        guard let swiftMs = medianOverRounds(rounds, "swift \(key)"), let own = medianOverRounds(rounds, "own \(key)") else {
+            return ["–", "–", "–"]
+        }
+        return [String(format: "%.2f", swiftMs), String(format: "%.3f", swiftMs / vnMs), String(format: "%.2f %%", own * 100)]
+    }
+
     /// Waits for `body`, run as a task, on the calling (non-task) thread.
     static func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
         let outcome = Locked<Result<T, any Error>?>(nil)

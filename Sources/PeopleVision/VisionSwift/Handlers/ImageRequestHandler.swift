@@ -115,12 +115,10 @@ public final class ImageRequestHandler: Sendable {
         return try await withTaskCancellationHandler {
             try Task.checkCancellation()
             do {
-                return try await BlockingWork.run { [engine] in
-                    try stop.run {
-                        try Self.performSynchronously(
-                            requests, on: engine, handler: self, stopAtFirstError: stopAtFirstError,
-                            isCancelled: { stop.isRaised }, report: report, clock: clock)
-                    }
+                return try stop.run {
+                    try Self.performSynchronously(
+                        requests, on: engine, handler: self, stopAtFirstError: stopAtFirstError,
+                        isCancelled: { stop.isRaised }, report: report, clock: clock)
                 }
             } catch where stop.isRaised {
                 // Stopped between model runs: the request's error says cancelled; the task sees its own error.
