@@ -86,7 +86,7 @@ package struct BodiesBench: ParsableCommand {
                             "\(task.rawValue) \(file.url.lastPathComponent)", buffer: buffer, warmup: warmup,
                             iterations: iterations, swiftFirst: oursRoundCount % 2 == 1,
                             swift: swiftAPI ? SwiftAPICases.bodies[task.rawValue] : nil,
-                            vn: { try Self.perform(task, VNImageRequestHandler(cvPixelBuffer: buffer)) }),
+                            vn: { try Self.perform(task, VNImageRequestHandler(cvPixelBuffer: $0)) }),
                         uniquingKeysWith: { $1 })
                 }
             }
@@ -107,7 +107,7 @@ package struct BodiesBench: ParsableCommand {
                 rows.append([
                     "\(task.rawValue) \(file.name)", String(format: "%.1f", ms), "\(found)", String(format: "%.1f", oursPer),
                     String(format: "%.1f", theirs), "\(Int(theirsFound))", String(format: "%.1f", theirsPer),
-                ] + (swiftAPI ? SwiftAPICases.columns(oursRounds, key: key, vnMs: ms) : []))
+                ] + (swiftAPI ? SwiftAPICases.columns(oursRounds, key: key) : []))
                 ratios.append(oursPer / theirsPer)
             }
         }

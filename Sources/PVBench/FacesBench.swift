@@ -65,7 +65,7 @@ package struct FacesBench: ParsableCommand {
             files.append(file)
         }
 
-        let cases: [(String, String, String, (VNImageRequestHandler) throws -> Int)] = [
+        let cases: [(String, String, String, @Sendable (VNImageRequestHandler) throws -> Int)] = [
             ("rectangles rev 2", "facedet1", "FaceDetection model_selection=1", { try Self.rectangles($0, revision: 2) }),
             ("rectangles rev 3 (with pose)", "facemesh", "FaceMesh refine_landmarks=False", { try Self.rectangles($0, revision: 3) }),
             ("landmarks rev 3", "facemesh_refine", "FaceMesh refine_landmarks=True", { try Self.landmarks($0) }),
@@ -112,7 +112,7 @@ package struct FacesBench: ParsableCommand {
                     "\(name), \(label)", String(format: "%.2f", ms), "\(found)", peerName, String(format: "%.2f", theirs),
                     "\(Int(theirFaces))",
                 ]
-                if swiftAPI { row += SwiftAPICases.columns(oursRounds, key: "\(name) \(label)", vnMs: ms) }
+                if swiftAPI { row += SwiftAPICases.columns(oursRounds, key: "\(name) \(label)") }
                 rows.append(row)
                 ratios.append(ms / theirs)
             }
@@ -126,11 +126,11 @@ package struct FacesBench: ParsableCommand {
     /// One case's median time on one image through the VN API and, with ``swiftAPI``, through the Swift-only API too
     /// (with the share of its time in the Swift API's own code), `swiftFirst` deciding the order.
     private func timeCase(
-        _ name: String, label: String, buffer: CVPixelBuffer, swiftFirst: Bool, _ body: (VNImageRequestHandler) throws -> Int
+        _ name: String, label: String, buffer: CVPixelBuffer, swiftFirst: Bool, _ body: @escaping @Sendable (VNImageRequestHandler) throws -> Int
     ) throws -> [String: Double] {
         var results = try SwiftAPICases.time(
             "\(name) \(label)", buffer: buffer, warmup: warmup, iterations: iterations, swiftFirst: swiftFirst,
-            swift: swiftAPI ? SwiftAPICases.faces[name] : nil, vn: { try body(VNImageRequestHandler(cvPixelBuffer: buffer)) })
+            swift: swiftAPI ? SwiftAPICases.faces[name] : nil, vn: { try body(VNImageRequestHandler(cvPixelBuffer: $0)) })
         results["\(name) \(label) faces"] = results.removeValue(forKey: "\(name) \(label) found")
         return results
     }

@@ -139,7 +139,7 @@ package struct SegmentationBench: ParsableArguments {
         func row(_ name: String, _ ms: Double, _ second: String, _ peerName: String, _ peerMs: Double, swiftKey: String = "") {
             rows.append(
                 [name, String(format: "%.1f", ms), second, peerName, String(format: "%.1f", peerMs)]
-                    + (swiftAPI ? SwiftAPICases.columns(oursRounds, key: swiftKey, vnMs: ms) : []))
+                    + (swiftAPI ? SwiftAPICases.columns(oursRounds, key: swiftKey) : []))
             ratios.append(ms / peerMs)
         }
         for size in Self.sizes where !greetingOnly {
@@ -190,7 +190,7 @@ package struct SegmentationBench: ParsableArguments {
                     "\(quality.rawValue) \(label) buffer", buffer: buffer, warmup: warmup, iterations: iterations,
                     swiftFirst: swiftFirst, swift: swiftAPI ? SwiftAPICases.segmentation[quality.rawValue] : nil,
                     vn: {
-                        try Self.segment(VNImageRequestHandler(cvPixelBuffer: buffer), quality)
+                        try Self.segment(VNImageRequestHandler(cvPixelBuffer: $0), quality)
                         return 1
                     }),
                 uniquingKeysWith: { $1 })

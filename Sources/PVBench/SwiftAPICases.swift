@@ -43,41 +43,55 @@ enum SwiftAPICases {
         })
 
     /// The columns the Swift-API rows add to a bench's table.
-    static let header = ["Swift API ms", "Swift API ÷ VN", "Swift API's own code"]
+    static let header = [
+        "Swift API ms", "VN API in a task ms", "Swift ÷ VN in a task", "VN in a task, spread of round medians",
+        "Swift API's own code",
+    ]
 
     /// Times one case through the VN API (`vn`, returning what it found) and, when `swift` is given, through the
-    /// Swift-only API in the same round, `swiftFirst` deciding the order. Keys: `key` (VN ms), `swift key` (ms),
+    /// Swift-only API and through the VN API called from a task in the same way (so that the two differ only by the
+    /// API), in the same round, `swiftFirst` deciding the order. Keys: `key` (VN ms), `swift key`, `task key` (ms),
     /// `own key` (the share of the Swift API's time spent in its own code) and `key found`.
     static func time(
         _ key: String, buffer: CVPixelBuffer, warmup: Int, iterations: Int, swiftFirst: Bool,
-        swift: (@Sendable (CVPixelBuffer) async throws -> Int)?, vn: () throws -> Int
+        swift: (@Sendable (CVPixelBuffer) async throws -> Int)?, vn: @escaping @Sendable (CVPixelBuffer) throws -> Int
     ) throws -> [String: Double] {
         var results: [String: Double] = [:]
         var found = 0
-        func timeVN() throws {
-            results[key] = median(try measure(warmup: warmup, iterations: iterations) { found = try vn() })
+        let direct = { results[key] = median(try measure(warmup: warmup, iterations: iterations) { found = try vn(buffer) }) }
+        guard let swift else {
+            try direct()
+            results["\(key) found"] = Double(found)
+            return results
         }
-        if let swift {
-            if !swiftFirst { try timeVN() }
+        let inTask = {
+            results["task \(key)"] = median(try measure(warmup: warmup, iterations: iterations) {
+                _ = try blocking { try vn(buffer) }
+            })
+        }
+        let throughSwift = {
             SwiftAPIOverhead.start()
             results["swift \(key)"] = median(try measure(warmup: warmup, iterations: iterations) {
                 _ = try blocking { try await swift(buffer) }
             })
             results["own \(key)"] = SwiftAPIOverhead.stop().ownFraction
-            if swiftFirst { try timeVN() }
-        } else {
-            try timeVN()
         }
+        for step in swiftFirst ? [throughSwift, inTask, direct] : [direct, inTask, throughSwift] { try step() }
         results["\(key) found"] = Double(found)
         return results
     }
 
     /// A row's Swift-API columns (``header``) from the rounds' medians; dashes for a case not performed through it.
-    static func columns(_ rounds: [[String: Double]], key: String, vnMs: Double) -> [String] {
-        guard let swiftMs = medianOverRounds(rounds, "swift \(key)"), let own = medianOverRounds(rounds, "own \(key)") else {
-            return ["–", "–", "–"]
-        }
-        return [String(format: "%.2f", swiftMs), String(format: "%.3f", swiftMs / vnMs), String(format: "%.2f %%", own * 100)]
+    static func columns(_ rounds: [[String: Double]], key: String) -> [String] {
+        guard let swiftMs = medianOverRounds(rounds, "swift \(key)"), let taskMs = medianOverRounds(rounds, "task \(key)"),
+            let own = medianOverRounds(rounds, "own \(key)")
+        else { return Array(repeating: "–", count: header.count) }
+        let taskRounds = rounds.compactMap { $0["task \(key)"] }
+        let spread = (taskRounds.max()! - taskRounds.min()!) / taskMs
+        return [
+            String(format: "%.2f", swiftMs), String(format: "%.2f", taskMs), String(format: "%.3f", swiftMs / taskMs),
+            String(format: "%.1f %%", spread * 100), String(format: "%.2f %%", own * 100),
+        ]
     }
 
     /// Waits for `body`, run as a task, on the calling (non-task) thread.
