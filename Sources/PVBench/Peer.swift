@@ -128,9 +128,9 @@ func printRatioTable(header: [String], rows: [[String]], ratios: [Double]) {
 
 /// Times the peer and ours in `rounds` rounds, back to back, which side goes first alternating between rounds, so
 /// that the machine's slower and faster minutes (and whatever one side leaves behind) weigh on both alike. Returns
-/// each side's results, one per round; with `peer` nil, ours runs once.
+/// each side's results, one per round; with `peer` nil, ours alone runs `rounds` times.
 func alternatingRounds<P, O>(_ rounds: Int, peer: (() throws -> P)?, ours: () throws -> O) throws -> (peer: [P], ours: [O]) {
-    guard let peer else { return ([], [try ours()]) }
+    guard let peer else { return ([], try (0..<rounds).map { _ in try ours() }) }
     var p: [P] = [], o: [O] = []
     for round in 0..<rounds {
         log("round \(round + 1) of \(rounds)")

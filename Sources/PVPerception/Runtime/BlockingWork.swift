@@ -1,29 +1,14 @@
 import Foundation
 import PVThreads
 
-/// Long synchronous work (a whole perform: decoding and every model run) for async callers, on a thread of
-/// ``PVThreads/ThreadReserve`` instead of a thread of Swift's cooperative pool, which has one thread per core and
-/// would otherwise be held for seconds per call. The reserve keeps its threads parked between calls, so a call costs
-/// a wake-up, not a thread start.
+/// Long synchronous work for async callers (a whole video's analysis), on a thread of its own instead of a thread of
+/// Swift's cooperative pool, which has one thread per core and would otherwise be held for the whole video.
 package enum BlockingWork {
-    /// Runs `body` on a thread of the shared reserve and returns its result (or rethrows its error) to the waiting
-    /// task.
-    package static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await handOver(body, start: ThreadReserve.shared.run)
-    }
-
     /// Runs `body` on a new thread named `name`, for work that lasts long (a whole video), and returns its result
     /// (or rethrows its error) to the waiting task.
     package static func run<T: Sendable>(named name: String, _ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await handOver(body) { DedicatedThread.start(named: name, $0) }
-    }
-
-    /// Suspends the task while `start` runs `body` on another thread, then resumes it with the outcome.
-    private static func handOver<T: Sendable>(
-        _ body: @escaping @Sendable () throws -> T, start: (@escaping @Sendable () -> Void) -> Void
-    ) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            start { continuation.resume(with: Result { try body() }) }
+            DedicatedThread.start(named: name) { continuation.resume(with: Result { try body() }) }
         }
     }
 }

@@ -13,10 +13,11 @@ import Synchronization
 /// let (faces, bodies) = try await handler.perform(DetectFaceLandmarksRequest(), DetectHumanBodyPoseRequest())
 /// ```
 ///
-/// The models run synchronously for a second or more; so that they do not hold a thread of Swift's cooperative pool,
-/// every perform runs them on a thread of its own (started by the engine's thread module), and the calling task
-/// waits without blocking. Between requests a perform checks its task for cancellation and throws
-/// `CancellationError`; a request already running finishes first.
+/// A perform is CPU-bound work that runs on the task's own executor thread: Swift's cooperative pool (one thread
+/// per core), or the executor a task prefers (`withTaskExecutorPreference`); never the main actor's. So concurrent
+/// performs fill the cores without oversubscribing them, and a perform costs no thread hand-over; a long perform
+/// occupies its pool thread meanwhile, as any CPU-bound async function does. Cancelling the task stops the perform
+/// before its next model run and throws `CancellationError`.
 public final class ImageRequestHandler: Sendable {
     /// The engine's handler: the image, its decoding and its per-region analyses.
     let engine: VNImageRequestHandler
@@ -104,7 +105,8 @@ public final class ImageRequestHandler: Sendable {
         return stream
     }
 
-    /// Runs the requests on a thread of their own; `report` hears of each request as it completes.
+    /// Runs the requests on the calling task's thread (a nonisolated async function: never on the caller's actor);
+    /// `report` hears of each request as it completes.
     private func run(
         _ requests: [any VisionRequest], stopAtFirstError: Bool,
         report: (@Sendable (Int, Result<any Sendable, any Error>) -> Void)?
@@ -152,7 +154,7 @@ public final class ImageRequestHandler: Sendable {
         } catch {
             throw VisionError.from(error)
         }
-        for r in all { r.announce(to: image) }
+        clock.timing { for r in all { r.announce(to: image) } }
         var outcomes: [Result<any Sendable, any Error>] = []
         for (index, entry) in made.enumerated() {
             if isCancelled() { throw CancellationError() }

@@ -61,58 +61,70 @@ public struct FaceObservation: VisionObservation, BoundingBoxProviding {
 
         /// The request that found the landmarks.
         public let originatingRequestDescriptor: RequestDescriptor?
-        private let regions: [String: Region]
+        /// The regions in ``Name`` order; nil where the engine makes none.
+        private let regions: [Region?]
         private let faceBoundingBox: NormalizedRect
+
+        /// The regions, in the order ``regions`` stores them.
+        private enum Name: Int, CaseIterable {
+            case allPoints, faceContour, innerLips, outerLips, leftEye, rightEye, leftEyebrow, rightEyebrow, leftPupil
+            case rightPupil, medianLine, nose, noseCrest
+        }
 
         init(_ landmarks: VNFaceLandmarks2D, faceBoundingBox: NormalizedRect, descriptor: RequestDescriptor?) {
             originatingRequestDescriptor = descriptor
             self.faceBoundingBox = faceBoundingBox
-            let named: [(String, VNFaceLandmarkRegion2D?)] = [
-                ("allPoints", landmarks.allPoints), ("faceContour", landmarks.faceContour),
-                ("innerLips", landmarks.innerLips), ("outerLips", landmarks.outerLips),
-                ("leftEye", landmarks.leftEye), ("rightEye", landmarks.rightEye),
-                ("leftEyebrow", landmarks.leftEyebrow), ("rightEyebrow", landmarks.rightEyebrow),
-                ("leftPupil", landmarks.leftPupil), ("rightPupil", landmarks.rightPupil),
-                ("medianLine", landmarks.medianLine), ("nose", landmarks.nose), ("noseCrest", landmarks.noseCrest),
-            ]
-            var regions: [String: Region] = [:]
-            for (name, region) in named where region != nil {
-                regions[name] = Region(region, faceBoundingBox: faceBoundingBox, descriptor: descriptor)
+            regions = Name.allCases.map { name in
+                let region: VNFaceLandmarkRegion2D? = switch name {
+                case .allPoints: landmarks.allPoints
+                case .faceContour: landmarks.faceContour
+                case .innerLips: landmarks.innerLips
+                case .outerLips: landmarks.outerLips
+                case .leftEye: landmarks.leftEye
+                case .rightEye: landmarks.rightEye
+                case .leftEyebrow: landmarks.leftEyebrow
+                case .rightEyebrow: landmarks.rightEyebrow
+                case .leftPupil: landmarks.leftPupil
+                case .rightPupil: landmarks.rightPupil
+                case .medianLine: landmarks.medianLine
+                case .nose: landmarks.nose
+                case .noseCrest: landmarks.noseCrest
+                }
+                return region.map { Region($0, faceBoundingBox: faceBoundingBox, descriptor: descriptor) }
             }
-            self.regions = regions
         }
 
         /// A region by name; one the engine does not produce is empty.
-        private func region(_ name: String) -> Region {
-            regions[name] ?? Region(nil, faceBoundingBox: faceBoundingBox, descriptor: originatingRequestDescriptor)
+        private func region(_ name: Name) -> Region {
+            regions[name.rawValue] ?? Region(nil, faceBoundingBox: faceBoundingBox, descriptor: originatingRequestDescriptor)
         }
 
         /// Every landmark point.
-        public var allPoints: Region { region("allPoints") }
+        public var allPoints: Region { region(.allPoints) }
         /// The face's outline, ear to ear over the chin.
-        public var faceContour: Region { region("faceContour") }
+        public var faceContour: Region { region(.faceContour) }
         /// The lips' inner outline.
-        public var innerLips: Region { region("innerLips") }
+        public var innerLips: Region { region(.innerLips) }
         /// The lips' outer outline.
-        public var outerLips: Region { region("outerLips") }
+        public var outerLips: Region { region(.outerLips) }
         /// The subject's left eye.
-        public var leftEye: Region { region("leftEye") }
+        public var leftEye: Region { region(.leftEye) }
         /// The subject's right eye.
-        public var rightEye: Region { region("rightEye") }
+        public var rightEye: Region { region(.rightEye) }
         /// The subject's left eyebrow.
-        public var leftEyebrow: Region { region("leftEyebrow") }
+        public var leftEyebrow: Region { region(.leftEyebrow) }
         /// The subject's right eyebrow.
-        public var rightEyebrow: Region { region("rightEyebrow") }
+        public var rightEyebrow: Region { region(.rightEyebrow) }
         /// The subject's left pupil (one point).
-        public var leftPupil: Region { region("leftPupil") }
+        public var leftPupil: Region { region(.leftPupil) }
         /// The subject's right pupil (one point).
-        public var rightPupil: Region { region("rightPupil") }
+        public var rightPupil: Region { region(.rightPupil) }
         /// The face's vertical midline.
-        public var medianLine: Region { region("medianLine") }
+        public var medianLine: Region { region(.medianLine) }
         /// The nose's outline.
-        public var nose: Region { region("nose") }
+        public var nose: Region { region(.nose) }
         /// The nose's ridge.
-        public var noseCrest: Region { region("noseCrest") }
+        public var noseCrest: Region { region(.noseCrest) }
     }
 
     public let uuid: UUID
@@ -134,6 +146,9 @@ public struct FaceObservation: VisionObservation, BoundingBoxProviding {
         case uuid, confidence, originatingRequestDescriptor, timeRange, roll, yaw, pitch, box, storedLandmarks, storedCaptureQuality
     }
 
+    /// One unit for every angle: Foundation makes a new `UnitAngle` object each time `.radians` is read.
+    private static let radians = UnitAngle.radians
+
     /// The face's box, normalized to the image (or the request's region of interest), lower-left origin.
     public var boundingBox: NormalizedRect { box }
     /// The landmarks, when a landmarks request produced the observation.
@@ -147,9 +162,9 @@ public struct FaceObservation: VisionObservation, BoundingBoxProviding {
         confidence = 1
         originatingRequestDescriptor = revision.map { .detectFaceRectanglesRequest($0) }
         timeRange = nil
-        roll = Measurement(value: 0, unit: .radians)
-        yaw = Measurement(value: 0, unit: .radians)
-        pitch = Measurement(value: 0, unit: .radians)
+        roll = Measurement(value: 0, unit: Self.radians)
+        yaw = Measurement(value: 0, unit: Self.radians)
+        pitch = Measurement(value: 0, unit: Self.radians)
         box = boundingBox
         storedLandmarks = nil
         storedCaptureQuality = nil
@@ -163,7 +178,7 @@ public struct FaceObservation: VisionObservation, BoundingBoxProviding {
         confidence = observation.confidence
         originatingRequestDescriptor = descriptor
         timeRange = observation.frameTimeRange
-        func angle(_ n: NSNumber?) -> Measurement<UnitAngle> { Measurement(value: n?.doubleValue ?? 0, unit: .radians) }
+        func angle(_ n: NSNumber?) -> Measurement<UnitAngle> { Measurement(value: n?.doubleValue ?? 0, unit: Self.radians) }
         roll = angle(observation.roll)
         yaw = angle(observation.yaw)
         pitch = angle(observation.pitch)
