@@ -15,6 +15,62 @@ package enum DedicatedThread {
     }
 }
 
+/// Threads kept parked after their job, for short blocking jobs handed over often from async code (a Swift-API
+/// perform per call): a parked thread takes the next job at once, where starting a thread costs tens of
+/// microseconds each time. A thread parked longer than `idleSeconds` ends; at most `keep` stay parked.
+package final class ThreadReserve: @unchecked Sendable {  // state guarded by `condition`
+    /// The reserve of the async front doors (the Swift-only API, the service).
+    package static let shared = ThreadReserve(named: "perform", keep: 16, idleSeconds: 10)
+
+    private let condition = NSCondition()
+    private var jobs: [@Sendable () -> Void] = []
+    private var parked = 0
+    /// Threads alive, parked or working.
+    private var alive = 0
+    private let name: String, keep: Int, idleSeconds: Double
+
+    package init(named name: String, keep: Int, idleSeconds: Double) {
+        (self.name, self.keep, self.idleSeconds) = (name, max(0, keep), idleSeconds)
+    }
+
+    /// Runs `job` on a parked thread, or on a new one when none is free. Jobs never wait for one another.
+    package func run(_ job: @escaping @Sendable () -> Void) {
+        condition.lock()
+        jobs.append(job)
+        // Every job waiting needs a parked thread of its own, or a new thread.
+        let wake = parked >= jobs.count
+        if wake { condition.signal() } else { alive += 1 }
+        condition.unlock()
+        if !wake { DedicatedThread.start(named: name) { [self] in serve() } }
+    }
+
+    /// Threads alive now, parked or working (for tests).
+    package var threadCount: Int { condition.withLock { alive } }
+
+    /// Threads parked now, waiting for a job (for tests).
+    package var parkedCount: Int { condition.withLock { parked } }
+
+    private func serve() {
+        condition.lock()
+        while true {
+            if !jobs.isEmpty {
+                let job = jobs.removeFirst()
+                condition.unlock()
+                job()
+                condition.lock()
+                continue
+            }
+            guard parked < keep else { break }
+            parked += 1
+            let signalled = condition.wait(until: Date(timeIntervalSinceNow: idleSeconds))
+            parked -= 1
+            if !signalled, jobs.isEmpty { break }
+        }
+        alive -= 1
+        condition.unlock()
+    }
+}
+
 /// A bounded hand-over between two threads: ``put(_:)`` waits while `capacity` items wait; ``take()`` waits for one,
 /// and returns nil once the producer has closed it and everything is taken (or rethrows the producer's error).
 /// Either side may cancel: a waiting ``put(_:)`` then returns false and a ``take()`` nil.

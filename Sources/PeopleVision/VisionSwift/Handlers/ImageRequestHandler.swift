@@ -13,11 +13,11 @@ import Synchronization
 /// let (faces, bodies) = try await handler.perform(DetectFaceLandmarksRequest(), DetectHumanBodyPoseRequest())
 /// ```
 ///
-/// A perform is CPU-bound work that runs on the task's own executor thread: Swift's cooperative pool (one thread
-/// per core), or the executor a task prefers (`withTaskExecutorPreference`); never the main actor's. So concurrent
-/// performs fill the cores without oversubscribing them, and a perform costs no thread hand-over; a long perform
-/// occupies its pool thread meanwhile, as any CPU-bound async function does. Cancelling the task stops the perform
-/// before its next model run and throws `CancellationError`.
+/// A perform is CPU-bound work. It runs in place, on the calling task's thread of Swift's cooperative pool (never
+/// the caller's actor), while that leaves at least one pool thread to the process's other tasks, so a lone perform
+/// costs no thread hand-over; performs beyond that run on threads of the engine's own, their tasks waiting without
+/// holding a pool thread. Cancelling the task stops the perform before its next model run and throws
+/// `CancellationError`.
 public final class ImageRequestHandler: Sendable {
     /// The engine's handler: the image, its decoding and its per-region analyses.
     let engine: VNImageRequestHandler
@@ -105,8 +105,7 @@ public final class ImageRequestHandler: Sendable {
         return stream
     }
 
-    /// Runs the requests on the calling task's thread (a nonisolated async function: never on the caller's actor);
-    /// `report` hears of each request as it completes.
+    /// Runs the requests (see the type's discussion for where); `report` hears of each request as it completes.
     private func run(
         _ requests: [any VisionRequest], stopAtFirstError: Bool,
         report: (@Sendable (Int, Result<any Sendable, any Error>) -> Void)?
@@ -117,10 +116,12 @@ public final class ImageRequestHandler: Sendable {
         return try await withTaskCancellationHandler {
             try Task.checkCancellation()
             do {
-                return try stop.run {
-                    try Self.performSynchronously(
-                        requests, on: engine, handler: self, stopAtFirstError: stopAtFirstError,
-                        isCancelled: { stop.isRaised }, report: report, clock: clock)
+                return try await BlockingWork.run { [engine] in
+                    try stop.run {
+                        try Self.performSynchronously(
+                            requests, on: engine, handler: self, stopAtFirstError: stopAtFirstError,
+                            isCancelled: { stop.isRaised }, report: report, clock: clock)
+                    }
                 }
             } catch where stop.isRaised {
                 // Stopped between model runs: the request's error says cancelled; the task sees its own error.
