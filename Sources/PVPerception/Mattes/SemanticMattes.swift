@@ -1,4 +1,5 @@
 import PVImaging
+import PVThreads
 
 /// Skin, hair, teeth and glasses mattes of one upright image, made from the face meshes, the person mask and
 /// colour models measured on the image itself (no learned matting model ships with this package).
@@ -77,20 +78,32 @@ package struct SemanticMattes: Sendable {
         var work = Work(image: small, mask: smallMask)
         for face in scaled { work.add(face) }
         work.addBodySkin()
-        var (skin, skinBoxes) = try work.refinedInBoxes(work.skin, by: filter, guide: rgba)
-        var (hair, hairBoxes) = try work.refinedInBoxes(work.hair, by: filter, guide: rgba)
-        // The filter may spread a matte past the person; the mask bounds both (skin stands in the face ovals without
-        // it, hair only in the head areas). Outside its boxes a matte is zero.
-        for box in skinBoxes {
-            var ovals = [UInt8](repeating: 0, count: box.area)
-            for face in faces { PolygonFill.spans(face.oval, width: W, height: H) { box.mark(&ovals, row: $0, from: $1, to: $2) } }
-            try bound(&skin, by: personMask, within: box, keeping: ovals)
-        }
-        for box in hairBoxes {
-            var heads = [UInt8](repeating: 0, count: box.area)
-            for face in faces { face.forEachHeadSpan(width: W, height: H) { box.mark(&heads, row: $0, from: $1, to: $2) } }
-            try bound(&hair, by: personMask, within: box, to: heads)
-        }
+        // Skin and hair are refined and bounded side by side: the filters' coefficients are computed on one thread.
+        let finished = work
+        let refined = try concurrently([
+            { @Sendable in
+                var (skin, boxes) = try finished.refinedInBoxes(finished.skin, by: filter, guide: rgba)
+                // The filter may spread a matte past the person; the mask bounds it (skin stands in the face ovals
+                // without it). Outside its boxes a matte is zero.
+                for box in boxes {
+                    var ovals = [UInt8](repeating: 0, count: box.area)
+                    for face in faces { PolygonFill.spans(face.oval, width: W, height: H) { box.mark(&ovals, row: $0, from: $1, to: $2) } }
+                    try bound(&skin, by: personMask, within: box, keeping: ovals)
+                }
+                return skin
+            },
+            { @Sendable in
+                var (hair, boxes) = try finished.refinedInBoxes(finished.hair, by: filter, guide: rgba)
+                // Hair stands only in the head areas.
+                for box in boxes {
+                    var heads = [UInt8](repeating: 0, count: box.area)
+                    for face in faces { face.forEachHeadSpan(width: W, height: H) { box.mark(&heads, row: $0, from: $1, to: $2) } }
+                    try bound(&hair, by: personMask, within: box, to: heads)
+                }
+                return hair
+            },
+        ])
+        let (skin, hair) = (refined[0], refined[1])
         var teeth = try PixelBuffer(width: W, height: H, format: .oneComponent8)
         var glasses = teeth
         let teethRow = teeth.bytesPerRow(), glassesRow = glasses.bytesPerRow()
