@@ -117,6 +117,25 @@ struct KernelsFilterTests {
         #expect(throws: ImagingError.self) { try GuidedFilter(radius: 3, epsilon: 0).filter(mask, guide: flat) }
         #expect(throws: ImagingError.self) { try GuidedFilter(radius: 3, epsilon: 1e-3).filter(image, guide: flat) }
     }
+
+    @Test("guided filter: the 8-bit colour pass gives the general pass's values, for every RGB-like layout")
+    func guidedEightBitPass() throws {
+        // A size the grid does not divide, so that the edge rows and columns take one tap.
+        let mask = try makeImage(101, 67, .oneComponent8, noisePattern(seed: 11))
+        let filter = GuidedFilter(radius: 8, epsilon: 1e-3, guide: .color, subsampling: 4)
+        for format in [PixelFormat.rgba32, .bgra32, .argb32, .rgb24] {
+            let image = try makeImage(101, 67, format, smoothPattern)
+            let general = try filter.filter(try mask.converted(to: .oneComponent32Float), guide: image)
+            let fast = try filter.filter(mask, guide: image)
+            #expect(fast.format == .oneComponent8 && general.format == .oneComponent32Float)
+            var worst = 0.0
+            for y in 0..<67 {
+                for x in 0..<101 { worst = max(worst, abs(readSample(fast, x, y) / 255 - readSample(general, x, y))) }
+            }
+            // The 8-bit output is rounded to 1/255; the two passes add in different orders (about 1e-6).
+            #expect(worst <= 0.5 / 255 + 1e-4, "\(format): \(worst)")
+        }
+    }
 }
 
 #if canImport(Glibc)

@@ -115,6 +115,10 @@ public struct GuidedFilter: Sendable, Hashable {
         let xs = ResampleTaps(method: .bilinear, source: lw, destination: W)
         let ys = ResampleTaps(method: .bilinear, source: lh, destination: H)
         let gf = image.format
+        if color, format == .oneComponent8, let layout = RGBLayout(gf) {
+            applyColor8(packed, lw: lw, xs: xs, ys: ys, guide: image, layout: layout, into: &out)
+            return out
+        }
         packed.withUnsafeBytes { raw in
             let src = PlaneView(base: raw.baseAddress!, bytesPerRow: lw * k * 4, width: lw, height: lh)
             image.withPlanes { g0, g1 in
@@ -154,6 +158,68 @@ public struct GuidedFilter: Sendable, Hashable {
             }
         }
         return out
+    }
+
+    /// ``applyUpsampled(_:_:guide:color:format:)`` for the common case, in one pass per row: a colour guide of 8-bit
+    /// RGB-like pixels and an 8-bit output. Each output row blends its two coefficient rows, then each pixel its two
+    /// coefficient columns, with the same bilinear taps the separable resampler uses, and forms `Σ a_c·I_c + b`.
+    static func applyColor8(
+        _ packed: [Float], lw: Int, xs: ResampleTaps, ys: ResampleTaps, guide image: PixelBuffer, layout: RGBLayout,
+        into out: inout PixelBuffer
+    ) {
+        let W = image.width, H = image.height, bpp = layout.bytesPerPixel
+        let guideRowBytes = image.bytesPerRow(), outRowBytes = out.bytesPerRow()
+        let (xTaps, yTaps) = (xs.maxTaps, ys.maxTaps)
+        packed.withUnsafeBufferPointer { coef in
+            image.withUnsafeBytes { guide in
+                out.withUnsafeMutableBytes { output in
+                    xs.starts.withUnsafeBufferPointer { xStart in
+                        xs.counts.withUnsafeBufferPointer { xCount in
+                            xs.weights.withUnsafeBufferPointer { xWeight in
+                                ys.starts.withUnsafeBufferPointer { yStart in
+                                    ys.counts.withUnsafeBufferPointer { yCount in
+                                        ys.weights.withUnsafeBufferPointer { yWeight in
+                                            let coefRows = UnsafeRawPointer(coef.baseAddress!).assumingMemoryBound(to: SIMD4<Float>.self)
+                                            let (g0, o0) = (guide.baseAddress!, output.baseAddress!)
+                                            // Bands write distinct rows; the buffers outlive the call.
+                                            ImagingThreads.forEachBand(rows: H, workPerRow: W * 4) { band in
+                                                withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: lw) { row in
+                                                    for y in band {
+                                                        // The coefficient rows under this row, blended.
+                                                        for lx in 0..<lw { row[lx] = .zero }
+                                                        for k in 0..<yCount[y] {
+                                                            let w = yWeight[y &* yTaps &+ k], src = coefRows + (yStart[y] &+ k) &* lw
+                                                            for lx in 0..<lw { row[lx] += w * src[lx] }
+                                                        }
+                                                        let g = g0 + y &* guideRowBytes
+                                                        let o = (o0 + y &* outRowBytes).assumingMemoryBound(to: UInt8.self)
+                                                        for x in 0..<W {
+                                                            let s = xStart[x]
+                                                            var c = xWeight[x &* xTaps] * row[s]
+                                                            if xCount[x] > 1 { c += xWeight[x &* xTaps &+ 1] * row[s &+ 1] }
+                                                            let p = g + x &* bpp
+                                                            let rgb = SIMD3<Float>(
+                                                                Float(p.load(fromByteOffset: layout.r, as: UInt8.self)),
+                                                                Float(p.load(fromByteOffset: layout.g, as: UInt8.self)),
+                                                                Float(p.load(fromByteOffset: layout.b, as: UInt8.self))) * (1 / 255)
+                                                            var v = c.w
+                                                            v += c.x * rgb.x
+                                                            v += c.y * rgb.y
+                                                            v += c.z * rgb.z
+                                                            o[x] = clampToByte(v * 255)
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     static func greyCoefficients(_ I: FloatPlane, _ p: FloatPlane, radius r: Int, eps: Float) -> ([FloatPlane], FloatPlane) {
