@@ -100,28 +100,7 @@ package struct SegmentationBench: ParsableArguments {
                 try ours.merge(
                     segmentationTimes(size: size, file: file, levels: levels.map(\.0), swiftFirst: oursRoundCount % 2 == 1)) { $1 }
             }
-            for quality in greeted {
-                log("ours: greeting 1080p (\(quality.rawValue))")
-                let output = dir.appendingPathComponent("greeting-ours-\(quality.rawValue).jpg")
-                ours["greeting \(quality.rawValue)"] = median(try measure(warmup: warmup, iterations: iterations) {
-                    try greetings.photo(files[1], background, quality.level, output)
-                })
-            }
-            for quality in greeted {
-                log("ours: video greeting 1080p (\(quality.rawValue))")
-                let output = dir.appendingPathComponent("video-greeting-ours-\(quality.rawValue).mp4")
-                var perFrame: [Double] = []
-                for run in 0...videoRuns {  // the first run warms up
-                    let start = DispatchTime.now().uptimeNanoseconds
-                    let frames = try greetings.video(clip, background, quality.level, output)
-                    if run > 0 { perFrame.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(frames)) }
-                }
-                ours["video \(quality.rawValue)"] = median(perFrame)
-            }
-            log("ours: greeting 1080p (Apple's sample code)")
-            ours["greeting sample"] = median(try measure(warmup: warmup, iterations: iterations) {
-                try Self.sampleGreeting(photo: files[1], background: background, output: dir.appendingPathComponent("greeting-ours-sample.jpg"))
-            })
+            try ours.merge(greetingTimes(greetings, photo: files[1], clip: clip, background: background, in: dir, levels: greeted)) { $1 }
             return ours
         }
         let (peerRounds, oursRounds) = try alternatingRounds(rounds, peer: oursOnly ? nil : peerRound, ours: oursRound)
@@ -174,6 +153,36 @@ package struct SegmentationBench: ParsableArguments {
             header: ["case", "ours ms (decoded CVPixelBuffer)", "ours ms incl. JPEG decode (handler from URL)", "peer (MediaPipe 0.10.21)", "peer ms"]
                 + (swiftAPI ? SwiftAPICases.header : []),
             rows: rows, ratios: ratios)
+    }
+
+    /// Our greeting times at 1080p: the photo and the video greeting per level, then Apple's sample code.
+    func greetingTimes(
+        _ greetings: Greetings, photo: URL, clip: URL, background: URL, in dir: URL, levels greeted: [Quality]
+    ) throws -> [String: Double] {
+        var ours: [String: Double] = [:]
+        for quality in greeted {
+            log("ours: greeting 1080p (\(quality.rawValue))")
+            let output = dir.appendingPathComponent("greeting-ours-\(quality.rawValue).jpg")
+            ours["greeting \(quality.rawValue)"] = median(try measure(warmup: warmup, iterations: iterations) {
+                try greetings.photo(photo, background, quality.level, output)
+            })
+        }
+        for quality in greeted {
+            log("ours: video greeting 1080p (\(quality.rawValue))")
+            let output = dir.appendingPathComponent("video-greeting-ours-\(quality.rawValue).mp4")
+            var perFrame: [Double] = []
+            for run in 0...videoRuns {  // the first run warms up
+                let start = DispatchTime.now().uptimeNanoseconds
+                let frames = try greetings.video(clip, background, quality.level, output)
+                if run > 0 { perFrame.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(frames)) }
+            }
+            ours["video \(quality.rawValue)"] = median(perFrame)
+        }
+        log("ours: greeting 1080p (Apple's sample code)")
+        ours["greeting sample"] = median(try measure(warmup: warmup, iterations: iterations) {
+            try Self.sampleGreeting(photo: photo, background: background, output: dir.appendingPathComponent("greeting-ours-sample.jpg"))
+        })
+        return ours
     }
 
     /// Our segmentation times at one size, per level, from a decoded buffer (and with ``swiftAPI`` through the

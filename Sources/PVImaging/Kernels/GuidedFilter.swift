@@ -167,51 +167,22 @@ public struct GuidedFilter: Sendable, Hashable {
         _ packed: [Float], lw: Int, xs: ResampleTaps, ys: ResampleTaps, guide image: PixelBuffer, layout: RGBLayout,
         into out: inout PixelBuffer
     ) {
-        let W = image.width, H = image.height, bpp = layout.bytesPerPixel
-        let guideRowBytes = image.bytesPerRow(), outRowBytes = out.bytesPerRow()
-        let (xTaps, yTaps) = (xs.maxTaps, ys.maxTaps)
+        let W = image.width, H = image.height, guideRowBytes = image.bytesPerRow(), outRowBytes = out.bytesPerRow()
         packed.withUnsafeBufferPointer { coef in
             image.withUnsafeBytes { guide in
                 out.withUnsafeMutableBytes { output in
-                    xs.starts.withUnsafeBufferPointer { xStart in
-                        xs.counts.withUnsafeBufferPointer { xCount in
-                            xs.weights.withUnsafeBufferPointer { xWeight in
-                                ys.starts.withUnsafeBufferPointer { yStart in
-                                    ys.counts.withUnsafeBufferPointer { yCount in
-                                        ys.weights.withUnsafeBufferPointer { yWeight in
-                                            let coefRows = UnsafeRawPointer(coef.baseAddress!).assumingMemoryBound(to: SIMD4<Float>.self)
-                                            let (g0, o0) = (guide.baseAddress!, output.baseAddress!)
-                                            // Bands write distinct rows; the buffers outlive the call.
-                                            ImagingThreads.forEachBand(rows: H, workPerRow: W * 4) { band in
-                                                withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: lw) { row in
-                                                    for y in band {
-                                                        // The coefficient rows under this row, blended.
-                                                        for lx in 0..<lw { row[lx] = .zero }
-                                                        for k in 0..<yCount[y] {
-                                                            let w = yWeight[y &* yTaps &+ k], src = coefRows + (yStart[y] &+ k) &* lw
-                                                            for lx in 0..<lw { row[lx] += w * src[lx] }
-                                                        }
-                                                        let g = g0 + y &* guideRowBytes
-                                                        let o = (o0 + y &* outRowBytes).assumingMemoryBound(to: UInt8.self)
-                                                        for x in 0..<W {
-                                                            let s = xStart[x]
-                                                            var c = xWeight[x &* xTaps] * row[s]
-                                                            if xCount[x] > 1 { c += xWeight[x &* xTaps &+ 1] * row[s &+ 1] }
-                                                            let p = g + x &* bpp
-                                                            let rgb = SIMD3<Float>(
-                                                                Float(p.load(fromByteOffset: layout.r, as: UInt8.self)),
-                                                                Float(p.load(fromByteOffset: layout.g, as: UInt8.self)),
-                                                                Float(p.load(fromByteOffset: layout.b, as: UInt8.self))) * (1 / 255)
-                                                            var v = c.w
-                                                            v += c.x * rgb.x
-                                                            v += c.y * rgb.y
-                                                            v += c.z * rgb.z
-                                                            o[x] = clampToByte(v * 255)
-                                                        }
-                                                    }
-                                                }
-                                            }
-                                        }
+                    xs.withTable { xt in
+                        ys.withTable { yt in
+                            let coefRows = UnsafeRawPointer(coef.baseAddress!).assumingMemoryBound(to: SIMD4<Float>.self)
+                            let (g0, o0) = (guide.baseAddress!, output.baseAddress!)
+                            // Bands write distinct rows; the buffers outlive the call.
+                            ImagingThreads.forEachBand(rows: H, workPerRow: W * 4) { band in
+                                withUnsafeTemporaryAllocation(of: SIMD4<Float>.self, capacity: lw) { row in
+                                    for y in band {
+                                        blendRows(coefRows, width: lw, taps: yt, at: y, into: row.baseAddress!)
+                                        applyRow(
+                                            row.baseAddress!, taps: xt, guide: g0 + y &* guideRowBytes, layout: layout,
+                                            into: (o0 + y &* outRowBytes).assumingMemoryBound(to: UInt8.self), width: W)
                                     }
                                 }
                             }
@@ -219,6 +190,42 @@ public struct GuidedFilter: Sendable, Hashable {
                     }
                 }
             }
+        }
+    }
+
+    /// The coefficient rows under output row `y`, blended by its vertical taps.
+    @inline(__always)
+    private static func blendRows(
+        _ rows: UnsafePointer<SIMD4<Float>>, width lw: Int, taps: TapTable, at y: Int, into row: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
+        for lx in 0..<lw { row[lx] = .zero }
+        for k in 0..<taps.counts[y] {
+            let w = taps.weights[y &* taps.maxTaps &+ k], src = rows + (taps.starts[y] &+ k) &* lw
+            for lx in 0..<lw { row[lx] += w * src[lx] }
+        }
+    }
+
+    /// One output row: each pixel's coefficients from its horizontal taps over `row`, then `Σ a_c·I_c + b` against
+    /// the guide's pixels (read in place), stored as 8-bit.
+    @inline(__always)
+    private static func applyRow(
+        _ row: UnsafePointer<SIMD4<Float>>, taps: TapTable, guide g: UnsafeRawPointer, layout: RGBLayout,
+        into o: UnsafeMutablePointer<UInt8>, width: Int
+    ) {
+        let bpp = layout.bytesPerPixel
+        for x in 0..<width {
+            let s = taps.starts[x]
+            var c = taps.weights[x &* taps.maxTaps] * row[s]
+            if taps.counts[x] > 1 { c += taps.weights[x &* taps.maxTaps &+ 1] * row[s &+ 1] }
+            let p = g + x &* bpp
+            let rgb = SIMD3<Float>(
+                Float(p.load(fromByteOffset: layout.r, as: UInt8.self)), Float(p.load(fromByteOffset: layout.g, as: UInt8.self)),
+                Float(p.load(fromByteOffset: layout.b, as: UInt8.self))) * (1 / 255)
+            var v = c.w
+            v += c.x * rgb.x
+            v += c.y * rgb.y
+            v += c.z * rgb.z
+            o[x] = clampToByte(v * 255)
         }
     }
 

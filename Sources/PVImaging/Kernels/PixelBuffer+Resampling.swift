@@ -231,6 +231,19 @@ enum FloatLoader: SampleLoader {
 }
 
 /// Unsafe view of a ``ResampleTaps`` for the inner loops.
+extension ResampleTaps {
+    /// Runs `body` with the taps as a table of pointers, valid for the call.
+    func withTable<R>(_ body: (TapTable) -> R) -> R {
+        starts.withUnsafeBufferPointer { s in
+            counts.withUnsafeBufferPointer { c in
+                weights.withUnsafeBufferPointer { w in
+                    body(TapTable(starts: s.baseAddress!, counts: c.baseAddress!, weights: w.baseAddress!, maxTaps: maxTaps, count: starts.count))
+                }
+            }
+        }
+    }
+}
+
 struct TapTable {
     let starts: UnsafePointer<Int>
     let counts: UnsafePointer<Int>
@@ -339,24 +352,10 @@ struct SeparableResampler<L: SampleLoader, C: ChannelCount> {
         let rowFloats = dst.width * C.count
         let slots = ys.maxTaps
         let work = rowFloats * (xs.maxTaps + ys.maxTaps)
-        xs.starts.withUnsafeBufferPointer { xStarts in
-            xs.counts.withUnsafeBufferPointer { xCounts in
-                xs.weights.withUnsafeBufferPointer { xWeights in
-                    ys.starts.withUnsafeBufferPointer { yStarts in
-                        ys.counts.withUnsafeBufferPointer { yCounts in
-                            ys.weights.withUnsafeBufferPointer { yWeights in
-                                let xt = TapTable(
-                                    starts: xStarts.baseAddress!, counts: xCounts.baseAddress!,
-                                    weights: xWeights.baseAddress!, maxTaps: xs.maxTaps, count: dst.width)
-                                let yt = TapTable(
-                                    starts: yStarts.baseAddress!, counts: yCounts.baseAddress!,
-                                    weights: yWeights.baseAddress!, maxTaps: ys.maxTaps, count: dst.height)
-                                ImagingThreads.forEachBand(rows: dst.height, workPerRow: work) { band in
-                                    runBand(band, xt, yt, rowFloats: rowFloats, slots: slots, sink: sink)
-                                }
-                            }
-                        }
-                    }
+        xs.withTable { xt in
+            ys.withTable { yt in
+                ImagingThreads.forEachBand(rows: dst.height, workPerRow: work) { band in
+                    runBand(band, xt, yt, rowFloats: rowFloats, slots: slots, sink: sink)
                 }
             }
         }

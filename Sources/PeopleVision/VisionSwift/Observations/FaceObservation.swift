@@ -69,28 +69,20 @@ public struct FaceObservation: VisionObservation, BoundingBoxProviding {
         private enum Name: Int, CaseIterable {
             case allPoints, faceContour, innerLips, outerLips, leftEye, rightEye, leftEyebrow, rightEyebrow, leftPupil
             case rightPupil, medianLine, nose, noseCrest
+
+            /// The engine's region of this name.
+            var engineRegion: KeyPath<VNFaceLandmarks2D, VNFaceLandmarkRegion2D?> { Self.engineRegions[rawValue] }
+            private static let engineRegions: [KeyPath<VNFaceLandmarks2D, VNFaceLandmarkRegion2D?> & Sendable] = [
+                \.allPoints, \.faceContour, \.innerLips, \.outerLips, \.leftEye, \.rightEye, \.leftEyebrow, \.rightEyebrow,
+                \.leftPupil, \.rightPupil, \.medianLine, \.nose, \.noseCrest,
+            ]
         }
 
         init(_ landmarks: VNFaceLandmarks2D, faceBoundingBox: NormalizedRect, descriptor: RequestDescriptor?) {
             originatingRequestDescriptor = descriptor
             self.faceBoundingBox = faceBoundingBox
             regions = Name.allCases.map { name in
-                let region: VNFaceLandmarkRegion2D? = switch name {
-                case .allPoints: landmarks.allPoints
-                case .faceContour: landmarks.faceContour
-                case .innerLips: landmarks.innerLips
-                case .outerLips: landmarks.outerLips
-                case .leftEye: landmarks.leftEye
-                case .rightEye: landmarks.rightEye
-                case .leftEyebrow: landmarks.leftEyebrow
-                case .rightEyebrow: landmarks.rightEyebrow
-                case .leftPupil: landmarks.leftPupil
-                case .rightPupil: landmarks.rightPupil
-                case .medianLine: landmarks.medianLine
-                case .nose: landmarks.nose
-                case .noseCrest: landmarks.noseCrest
-                }
-                return region.map { Region($0, faceBoundingBox: faceBoundingBox, descriptor: descriptor) }
+                landmarks[keyPath: name.engineRegion].map { Region($0, faceBoundingBox: faceBoundingBox, descriptor: descriptor) }
             }
         }
 
