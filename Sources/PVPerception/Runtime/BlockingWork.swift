@@ -1,24 +1,15 @@
 import Foundation
-import Synchronization
 import PVThreads
 
-/// Long synchronous work for async callers: a whole perform (decoding and every model run), a whole video.
-///
-/// A perform runs in place, on the calling task's thread, while that leaves at least one thread of Swift's
-/// cooperative pool (one per core) to other tasks: so a lone perform costs no thread hand-over, and a task that
-/// waits to cancel it, or any other task of the process, still gets a thread. Performs beyond that run on a parked
-/// thread of ``PVThreads/ThreadReserve`` while their task waits without holding a pool thread.
+/// Long synchronous work (a whole perform: decoding and every model run) for async callers, on a thread of
+/// ``PVThreads/ThreadReserve`` instead of a thread of Swift's cooperative pool, which has one thread per core and
+/// would otherwise be held for seconds per call. The reserve keeps its threads parked between calls, so a call costs
+/// a wake-up, not a thread start.
 package enum BlockingWork {
-    /// Runs `body` in place when `slots` has one free (the shared slots: while a pool thread can be spared), else on
-    /// a thread of the shared reserve, and returns its result (or rethrows its error).
-    package static func run<T: Sendable>(
-        in slots: InPlaceSlots = .shared, _ body: @escaping @Sendable () throws -> T
-    ) async throws -> T {
-        if slots.take() {
-            defer { slots.give() }
-            return try body()
-        }
-        return try await handOver(body, start: ThreadReserve.shared.run)
+    /// Runs `body` on a thread of the shared reserve and returns its result (or rethrows its error) to the waiting
+    /// task.
+    package static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await handOver(body, start: ThreadReserve.shared.run)
     }
 
     /// Runs `body` on a new thread named `name`, for work that lasts long (a whole video), and returns its result
@@ -60,27 +51,4 @@ package struct StopRequest: Sendable {
     package static func check(before stage: String) throws {
         if Cancellation.isRequested { throw PerceptionError(.cancelled, "stopped before \(stage): the work was cancelled") }
     }
-}
-
-/// How many performs may run in place at once, on their callers' threads.
-package final class InPlaceSlots: Sendable {
-    /// Every thread of the cooperative pool but one (none on one core), so that other tasks always get a thread.
-    package static let shared = InPlaceSlots(
-        limit: max(0, min(ProcessInfo.processInfo.activeProcessorCount, CPUBudget.available) - 1))
-
-    /// Performs that may run in place at once.
-    package let limit: Int
-    private let taken = Atomic<Int>(0)
-
-    package init(limit: Int) { self.limit = max(0, limit) }
-
-    /// Takes a slot if one is free.
-    func take() -> Bool {
-        if taken.wrappingAdd(1, ordering: .relaxed).newValue <= limit { return true }
-        taken.wrappingSubtract(1, ordering: .relaxed)
-        return false
-    }
-
-    /// Gives a taken slot back.
-    func give() { taken.wrappingSubtract(1, ordering: .relaxed) }
 }

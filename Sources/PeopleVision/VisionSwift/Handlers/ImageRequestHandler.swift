@@ -13,11 +13,9 @@ import Synchronization
 /// let (faces, bodies) = try await handler.perform(DetectFaceLandmarksRequest(), DetectHumanBodyPoseRequest())
 /// ```
 ///
-/// A perform is CPU-bound work. It runs in place, on the calling task's thread of Swift's cooperative pool (never
-/// the caller's actor), while that leaves at least one pool thread to the process's other tasks, so a lone perform
-/// costs no thread hand-over; performs beyond that run on threads of the engine's own, their tasks waiting without
-/// holding a pool thread. Cancelling the task stops the perform before its next model run and throws
-/// `CancellationError`.
+/// The models run synchronously for a second or more; so that they do not hold a thread of Swift's cooperative pool,
+/// every perform runs them on a parked thread of the engine's thread module, and the calling task waits without
+/// blocking. Cancelling the task stops the perform before its next model run and throws `CancellationError`.
 public final class ImageRequestHandler: Sendable {
     /// The engine's handler: the image, its decoding and its per-region analyses.
     let engine: VNImageRequestHandler
@@ -105,7 +103,7 @@ public final class ImageRequestHandler: Sendable {
         return stream
     }
 
-    /// Runs the requests (see the type's discussion for where); `report` hears of each request as it completes.
+    /// Runs the requests on a thread of their own; `report` hears of each request as it completes.
     private func run(
         _ requests: [any VisionRequest], stopAtFirstError: Bool,
         report: (@Sendable (Int, Result<any Sendable, any Error>) -> Void)?
