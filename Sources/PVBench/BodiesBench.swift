@@ -31,7 +31,7 @@ package struct BodiesBench: ParsableCommand {
     @Option(help: "Untimed warm-up runs.") var warmup = 3
     @Option(help: "Rounds, alternating which side goes first; each side's time is the median of its round medians.")
     var rounds = 3
-    @Flag(help: "Also perform each request through the Swift-only API (iOS 18's) in the same rounds, alternating with the VN API, and report the share of its time spent in the Swift API's own code.")
+    @Flag(help: SwiftAPICases.flagHelp)
     var swiftAPI = false
 
     package init() {}

@@ -36,7 +36,7 @@ package struct FacesBench: ParsableCommand {
     var rounds = 3
     @Flag(help: "Only time the pipeline's stages (detectors, mesh, iris) and their parts (bare model run, input sampling, decoding), then the requests, on astronaut.png; no peer.") var stages = false
     @Option(help: "XNNPACK threads for --stages (default: the usable cores).") var threads: Int?
-    @Flag(help: "Also perform each request through the Swift-only API (iOS 18's) in the same rounds, alternating with the VN API, and report the share of its time spent in the Swift API's own code.")
+    @Flag(help: SwiftAPICases.flagHelp)
     var swiftAPI = false
 
     package init() {}
@@ -107,7 +107,7 @@ package struct FacesBench: ParsableCommand {
                     throw BenchError("the peer did not report \(op) on \(file.lastPathComponent)")
                 }
                 let ms = medianOverRounds(oursRounds, "\(name) \(label)") ?? .nan
-                let found = Int(oursRounds.first?["\(name) \(label) faces"] ?? 0)
+                let found = Int(oursRounds.first?["\(name) \(label) found"] ?? 0)
                 var row = [
                     "\(name), \(label)", String(format: "%.2f", ms), "\(found)", peerName, String(format: "%.2f", theirs),
                     "\(Int(theirFaces))",
@@ -128,11 +128,9 @@ package struct FacesBench: ParsableCommand {
     private func timeCase(
         _ name: String, label: String, buffer: CVPixelBuffer, swiftFirst: Bool, _ body: @escaping @Sendable (VNImageRequestHandler) throws -> Int
     ) throws -> [String: Double] {
-        var results = try SwiftAPICases.time(
+        try SwiftAPICases.time(
             "\(name) \(label)", buffer: buffer, warmup: warmup, iterations: iterations, swiftFirst: swiftFirst,
             swift: swiftAPI ? SwiftAPICases.faces[name] : nil, vn: { try body(VNImageRequestHandler(cvPixelBuffer: $0)) })
-        results["\(name) \(label) faces"] = results.removeValue(forKey: "\(name) \(label) found")
-        return results
     }
 
     /// Median time of each pipeline stage on astronaut.png, decoded once, and of its parts: the bare model run

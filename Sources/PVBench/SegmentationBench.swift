@@ -47,7 +47,7 @@ package struct SegmentationBench: ParsableArguments {
     @Flag(help: "Time only ours (no peer, no ratios): for profiling.") var oursOnly = false
     @Flag(help: "Only the greeting rows.") var greetingOnly = false
     @Option(help: "Timed runs of each video greeting (each a whole clip).") var videoRuns = 3
-    @Flag(help: "Also perform each level's request on the decoded buffer through the Swift-only API (iOS 18's) in the same rounds, alternating with the VN API, and report the share of its time spent in the Swift API's own code.")
+    @Flag(help: SwiftAPICases.flagHelp)
     var swiftAPI = false
 
     package init() {}

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import PVCore
 import PeopleVision
@@ -30,17 +31,26 @@ enum SwiftAPICases {
     ]
 
     /// The segmentation bench's levels by name, each request new (no smoothing carried over), 8-bit masks.
-    static let segmentation: [String: @Sendable (CVPixelBuffer) async throws -> Int] = Dictionary(
-        uniqueKeysWithValues: [("accurate", .accurate), ("balanced", .balanced), ("fast", .fast)].map {
-            (name, level: GeneratePersonSegmentationRequest.QualityLevel) in
-            (name, { @Sendable buffer in
-                var request = GeneratePersonSegmentationRequest()
-                request.qualityLevel = level
-                request.outputPixelFormatType = kCVPixelFormatType_OneComponent8
-                _ = try await ImageRequestHandler(buffer).perform(request)
-                return 1
-            })
-        })
+    static let segmentation: [String: @Sendable (CVPixelBuffer) async throws -> Int] = [
+        "accurate": segment(.accurate), "balanced": segment(.balanced), "fast": segment(.fast),
+    ]
+
+    private static func segment(_ level: GeneratePersonSegmentationRequest.QualityLevel) -> @Sendable (CVPixelBuffer) async throws -> Int {
+        { buffer in
+            let request = GeneratePersonSegmentationRequest()
+            request.qualityLevel = level
+            request.outputPixelFormatType = kCVPixelFormatType_OneComponent8
+            _ = try await ImageRequestHandler(buffer).perform(request)
+            return 1
+        }
+    }
+
+    /// The `--swift-api` flag's help, the same for every bench that has it.
+    static let flagHelp: ArgumentHelp = """
+        Also perform each request through the Swift-only API (iOS 18's), and the same VN request from a task the same \
+        way, in the same rounds as the VN API, the order alternating; report the share of the Swift API's time spent in \
+        its own code.
+        """
 
     /// The columns the Swift-API rows add to a bench's table.
     static let header = [

@@ -230,7 +230,6 @@ enum FloatLoader: SampleLoader {
     }
 }
 
-/// Unsafe view of a ``ResampleTaps`` for the inner loops.
 extension ResampleTaps {
     /// Runs `body` with the taps as a table of pointers, valid for the call.
     func withTable<R>(_ body: (TapTable) -> R) -> R {
@@ -244,6 +243,7 @@ extension ResampleTaps {
     }
 }
 
+/// Unsafe view of a ``ResampleTaps`` for the inner loops.
 struct TapTable {
     let starts: UnsafePointer<Int>
     let counts: UnsafePointer<Int>
